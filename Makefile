@@ -1,0 +1,45 @@
+# trainops: set-up, run and test. Everything installs into .venv from pyproject.toml,
+# with transitive versions pinned by constraints.txt.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Offline CRD mirror: ../shared/crds when it is there (tests and `make run`), else the catalog URLs.
+CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
+export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: install run test lint pytest bench synth schemas clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+schemas: $(STAMP)
+	$(BIN)/trainops schemas sync $(if $(CRD_MIRROR),--from $(CRD_MIRROR))
+
+run: schemas
+	$(BIN)/trainops ci
+
+synth: $(STAMP)
+	$(BIN)/trainops synth
+
+test: lint pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check lib apps tests bench
+	$(BIN)/ruff format --check lib apps tests bench
+	$(BIN)/mypy
+
+pytest: schemas
+	$(BIN)/pytest
+
+bench: schemas
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .trainops-cache dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,84 @@
+"""App definitions: what ``apps/`` modules declare and how one is built into a cdk8s Chart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from trainops.cluster import Cluster
+from trainops.nodeenv import configure_node
+
+if TYPE_CHECKING:
+    from cdk8s import App, Chart
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+BuildFn = Callable[["Chart", Cluster], None]
+
+
+@dataclass(frozen=True)
+class AppDef:
+    """One trainops app: a function that adds constructs to a Chart for a target cluster.
+
+    Args:
+        name: DNS-1123 label; the directory under ``generated/<cluster>/`` and the
+            ``app.kubernetes.io/part-of`` label.
+        build: ``build(chart, cluster)`` adds the app's constructs to ``chart``.
+        namespace: namespace of every namespaced object (cdk8s ``Chart`` namespace).
+        team: owning team, written as the ``trainops.dev/team`` label.
+        version: app version, written as the ``app.kubernetes.io/version`` label. Default: ``"0.1.0"``.
+        description: one line for summaries. Default: empty.
+        clusters: names of the clusters the app targets; empty means all. Default: all.
+
+    Raises:
+        ValueError: a name or namespace that is not a DNS-1123 label.
+    """
+
+    name: str
+    build: BuildFn
+    namespace: str
+    team: str
+    version: str = "0.1.0"
+    description: str = ""
+    clusters: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for prop in ("name", "namespace", "team"):
+            value = getattr(self, prop)
+            if not _DNS_LABEL.match(value) or len(value) > 63:
+                raise ValueError(f"AppDef {prop}={value!r}: must be a DNS-1123 label")
+
+    def targets(self, cluster: Cluster) -> bool:
+        """Whether this app is deployed to ``cluster``."""
+        return not self.clusters or cluster.name in self.clusters
+
+
+def build_chart(app_def: AppDef, cluster: Cluster, *, outdir: str = "dist") -> tuple[App, Chart]:
+    """Create one cdk8s ``App`` holding one ``Chart`` for ``app_def`` on ``cluster``.
+
+    Charts use ``disable_resource_name_hashes=True`` because every name is explicit.
+    One App per trainops app keeps synth linear (DESIGN.md decision 3).
+    """
+    configure_node()
+    from cdk8s import App, Chart
+
+    app = App(outdir=outdir)
+    chart = Chart(app, app_def.name, namespace=app_def.namespace, disable_resource_name_hashes=True)
+    app_def.build(chart, cluster)
+    return app, chart
+
+
+def check_registry(apps: Sequence[AppDef]) -> dict[str, AppDef]:
+    """Index apps by name.
+
+    Raises:
+        ValueError: two apps share a name.
+    """
+    registry: dict[str, AppDef] = {}
+    for app_def in apps:
+        if app_def.name in registry:
+            raise ValueError(f"duplicate app name {app_def.name!r}")
+        registry[app_def.name] = app_def
+    return registry

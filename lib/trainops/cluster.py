@@ -1,0 +1,113 @@
+"""Target cluster facts that drive what constructs emit and how validation runs.
+
+A :class:`Cluster` is declared in ``apps/clusters.py`` (DESIGN.md decision 2). Constructs read it
+to pick the API a target has (storage class, GPU resource name, taints, operator versions) and the
+validator reads ``kubernetes_version`` and ``operators`` to select schemas.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+OperatorName = Literal[
+    "training-operator",
+    "trainer",
+    "mpi-operator",
+    "katib",
+    "kueue",
+    "kserve",
+    "prometheus-operator",
+    "argo-cd",
+    "jobset",
+]
+
+_MINOR = re.compile(r"^1\.(\d+)$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A node taint that GPU pods must tolerate (Kubernetes core/v1 Taint).
+
+    Args:
+        key: taint key, e.g. ``nvidia.com/gpu``.
+        effect: ``NoSchedule`` | ``PreferNoSchedule`` | ``NoExecute``. Default: ``NoSchedule``.
+        value: taint value; ``None`` means tolerate with operator ``Exists``. Default: ``None``.
+    """
+
+    key: str
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    value: str | None = None
+
+    def toleration(self) -> dict[str, str]:
+        """Return the core/v1 Toleration that tolerates this taint."""
+        if self.value is None:
+            return {"key": self.key, "operator": "Exists", "effect": self.effect}
+        return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One target cluster.
+
+    Args:
+        name: DNS-1123 label; the directory under ``generated/``.
+        kubernetes_version: the target minor as ``"1.N"``, e.g. ``"1.34"``; selects core schemas.
+        operators: installed operators and their release tags, e.g.
+            ``{"training-operator": "v1.9.4", "prometheus-operator": "v0.93.0"}``.
+        storage_classes: role → StorageClass name; roles used by constructs are ``"default"``
+            (RWO block storage) and ``"shared"`` (RWX file storage such as NAS).
+        gpu_resource: extended resource name of GPUs. Default: ``nvidia.com/gpu``.
+        rdma_resource: extended resource name of RDMA HCAs, or ``None``. Default: ``rdma/hca``.
+        gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
+        gpu_node_selector: node labels that select GPU nodes. Default: none.
+        argocd_server: Argo CD destination server URL. Default: in-cluster.
+
+    Raises:
+        ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
+    """
+
+    name: str
+    kubernetes_version: str
+    operators: dict[str, str] = field(default_factory=dict)
+    storage_classes: dict[str, str] = field(default_factory=lambda: {"default": "standard"})
+    gpu_resource: str = "nvidia.com/gpu"
+    rdma_resource: str | None = "rdma/hca"
+    gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
+    gpu_node_selector: dict[str, str] = field(default_factory=dict)
+    argocd_server: str = "https://kubernetes.default.svc"
+
+    def __post_init__(self) -> None:
+        if not _DNS_LABEL.match(self.name) or len(self.name) > 63:
+            raise ValueError(f"Cluster name={self.name!r}: must be a DNS-1123 label")
+        if not _MINOR.match(self.kubernetes_version):
+            raise ValueError(
+                f"Cluster kubernetes_version={self.kubernetes_version!r}: expected '1.N', e.g. '1.34'"
+            )
+
+    @property
+    def kubernetes_minor(self) -> int:
+        """The minor version as an int, e.g. 34 for ``"1.34"``."""
+        match = _MINOR.match(self.kubernetes_version)
+        assert match is not None
+        return int(match.group(1))
+
+    def has_operator(self, name: str) -> bool:
+        """Whether the operator ``name`` (a key of ``operators``) is installed."""
+        return name in self.operators
+
+    def storage_class(self, role: str) -> str:
+        """Return the StorageClass for ``role``.
+
+        Raises:
+            ValueError: the cluster declares no storage class for that role.
+        """
+        try:
+            return self.storage_classes[role]
+        except KeyError:
+            known = ", ".join(sorted(self.storage_classes)) or "none"
+            raise ValueError(
+                f"cluster {self.name!r} has no storage class for role {role!r} (declared: {known})"
+            ) from None

@@ -1,0 +1,103 @@
+"""Shared plumbing for trainops L2 constructs.
+
+Every construct builds its Kubernetes object as a plain Python dict and hands it to cdk8s in as
+few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus one
+``add_json_patch`` call carrying the rest of the body (DESIGN.md decision 3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from trainops.nodeenv import configure_node
+
+configure_node()
+
+from cdk8s import ApiObject, JsonPatch  # noqa: E402
+from constructs import Construct  # noqa: E402
+
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+#: Annotation carrying the sha256 (first 16 hex digits) of an object's spec.
+SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
+
+__all__ = [
+    "DNS_1123_LABEL",
+    "DNS_1123_SUBDOMAIN",
+    "SPEC_HASH_ANNOTATION",
+    "Construct",
+    "content_hash",
+    "emit",
+    "require_name",
+    "run_once_name",
+]
+
+
+def require_name(construct: str, prop: str, value: str, *, max_length: int = 63) -> str:
+    """Check that ``value`` is a DNS-1123 label (Kubernetes object names used as labels).
+
+    Args:
+        construct: construct class name for the message, e.g. ``"PyTorchJob"``.
+        prop: prop name for the message, e.g. ``"name"``.
+        value: the proposed name.
+        max_length: maximum length in characters. Default: 63.
+
+    Raises:
+        ValueError: quoting the construct, prop and value.
+    """
+    if not isinstance(value, str) or not DNS_1123_LABEL.match(value) or len(value) > max_length:
+        raise ValueError(
+            f"{construct} {prop}={value!r}: must be a DNS-1123 label "
+            f"(lower-case alphanumerics and '-', at most {max_length} characters)"
+        )
+    return value
+
+
+def content_hash(value: Any, length: int = 6) -> str:
+    """Return the first ``length`` hex digits of the sha256 of ``value`` as canonical JSON.
+
+    Canonical JSON: sorted keys, no whitespace, UTF-8. Used for run-once name suffixes and the
+    spec-hash annotation, so the same spec always gives the same hash.
+    """
+    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:length]
+
+
+def run_once_name(base: str, spec: Any) -> str:
+    """Name a run-once object (Job, Kubeflow job, TrainJob, Experiment) ``<base>-<hash6>``.
+
+    A changed spec gives a new name, so Argo CD creates a new run instead of patching an immutable
+    spec in place (DESIGN.md decision 4). ``base`` is truncated so the result stays within the 63
+    characters a DNS-1123 label allows (Kubeflow job names become pod label values).
+    """
+    return f"{base[:56].rstrip('-')}-{content_hash(spec)}"
+
+
+def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObject:
+    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls.
+
+    Args:
+        scope: the L2 construct that owns the object.
+        obj: a complete Kubernetes object as a dict with ``apiVersion``, ``kind`` and ``metadata``.
+        id: construct id of the child. Default: ``"Resource"`` (the cdk8s-plus convention).
+
+    Returns:
+        The cdk8s ``ApiObject``.
+    """
+    api_object = ApiObject(
+        scope, id, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"]
+    )
+    patches = [
+        JsonPatch.add(f"/{key}", value)
+        for key, value in obj.items()
+        if key not in ("apiVersion", "kind", "metadata")
+    ]
+    if patches:
+        api_object.add_json_patch(*patches)
+    return api_object
+
+
