@@ -1,0 +1,1 @@
+"""One module per command: parse options into a frozen dataclass, run, return an exit code."""

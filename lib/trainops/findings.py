@@ -1,0 +1,109 @@
+"""Findings are data: validation and policy results that reporters only present (STYLE.md habit 6)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Level = Literal["error", "warning", "info"]
+LEVELS: tuple[Level, ...] = ("error", "warning", "info")
+
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in one document.
+
+    Args:
+        rule: what found it: ``yaml``, ``schema``, ``unknown-kind``, ``cel`` or a policy rule ID.
+        level: ``error`` fails the run; ``warning`` fails only with ``--strict``; ``info`` never.
+        message: one line saying what is wrong, with the actual value and the limit.
+        file: path as given on the command line (or relative to the repository root).
+        line: 1-based line of the offending node, when known.
+        column: 1-based column, when known.
+        document: 0-based index of the document in a multi-document file, when known.
+        api_version: the document's apiVersion, when known.
+        kind: the document's kind, when known.
+        namespace: ``metadata.namespace``, when set.
+        name: ``metadata.name`` (or ``generateName``), when set.
+        path: JSON path of the offending value, e.g. ``$.spec.replicas``; ``$`` is the document.
+        keyword: the schema keyword or CEL rule that failed, when applicable.
+        remediation: one sentence ending with a period, for policy findings.
+    """
+
+    rule: str
+    level: Level
+    message: str
+    file: str
+    line: int | None = None
+    column: int | None = None
+    document: int | None = None
+    api_version: str | None = None
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    path: str = "$"
+    keyword: str | None = None
+    remediation: str | None = None
+
+    @property
+    def object_ref(self) -> str:
+        """``Kind/name`` (``Kind/namespace/name`` is not used: namespace is shown separately)."""
+        if self.kind and self.name:
+            return f"{self.kind}/{self.name}"
+        return self.kind or ""
+
+    @property
+    def gvk(self) -> str:
+        """GroupVersionKind as ``group/version, Kind=kind`` (``v1, Kind=Service`` for core)."""
+        if not self.api_version or not self.kind:
+            return ""
+        return f"{self.api_version}, Kind={self.kind}"
+
+
+@dataclass
+class Result:
+    """Findings of one run plus counts of what was checked."""
+
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    documents: int = 0
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        """Add findings."""
+        self.findings.extend(findings)
+
+    def count(self, level: Level) -> int:
+        """Number of findings at ``level``."""
+        return sum(1 for f in self.findings if f.level == level)
+
+    def sorted(self) -> list[Finding]:
+        """Findings ordered by file, document, line, path, rule (deterministic output)."""
+        return sorted(
+            self.findings,
+            key=lambda f: (f.file, f.document or 0, f.line or 0, f.column or 0, f.path, f.rule, f.message),
+        )
+
+    def failed(self, *, strict: bool = False) -> bool:
+        """Whether the run fails: any error, or any warning when ``strict``."""
+        return self.count("error") > 0 or (strict and self.count("warning") > 0)
+
+
+def json_path(parts: Sequence[str | int]) -> str:
+    """Render path parts as a JSON path: ``["spec", "containers", 0, "name"]`` → ``$.spec.containers[0].name``.
+
+    Keys that are not simple identifiers are quoted: ``$.metadata.labels['app.kubernetes.io/name']``.
+    """
+    out = ["$"]
+    for part in parts:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _SIMPLE_KEY.match(part):
+            out.append(f".{part}")
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            out.append(f"['{escaped}']")
+    return "".join(out)

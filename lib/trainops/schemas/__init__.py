@@ -1,0 +1,1 @@
+"""Schema sources: the CRD catalog, conversion to JSON Schema, the cache and the registry."""

@@ -1,0 +1,292 @@
+"""Schema registry keyed by (apiVersion, kind) for one target Kubernetes minor.
+
+Core kinds come from the per-minor strict schemas shipped by the ``kubernetes-validate`` package
+(``kubernetes-json-schema/v1.N.0-local-strict``, generated from the Kubernetes OpenAPI); CRD kinds
+from the cache written by ``trainops schemas sync``. Each kind's schema is bundled with only the
+definitions it reaches and compiled once per process with jsonschema-rs (draft 2020-12).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+
+from trainops.errors import SchemaError, UsageError
+from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
+
+_REF = re.compile(r'"\$ref":\s*"(?:[^"#]*)#/\$defs/([^"]+)"')
+_VERSION_DIR = re.compile(r"^v1\.(\d+)\.0-local-strict$")
+QUANTITY_DEF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+#: apimachinery resource.Quantity grammar (quantity.go), as a regular expression.
+QUANTITY_PATTERN = (
+    r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
+    r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
+)
+
+
+@dataclass
+class KindSchema:
+    """The compiled schema of one (apiVersion, kind).
+
+    Args:
+        api_version: e.g. ``apps/v1``.
+        kind: e.g. ``Deployment``.
+        source: where it comes from, e.g. ``kubernetes 1.34`` or ``kubeflow/trainer@v1.9.4``.
+        schema: the bundled JSON Schema.
+        deprecated: the CRD marks this version deprecated.
+        deprecation_warning: the CRD's ``deprecationWarning`` text, if any.
+        openapi: the raw CRD ``openAPIV3Schema`` (CRDs only; used for CEL rules).
+        namespaced: whether objects of this kind live in a namespace.
+    """
+
+    api_version: str
+    kind: str
+    source: str
+    schema: dict[str, Any]
+    deprecated: bool = False
+    deprecation_warning: str | None = None
+    openapi: dict[str, Any] | None = None
+    namespaced: bool = True
+    _validator: Any = field(default=None, repr=False)
+
+    @property
+    def validator(self) -> Any:
+        """The compiled jsonschema-rs validator (compiled on first use)."""
+        if self._validator is None:
+            self._validator = jsonschema_rs.Draft202012Validator(self.schema, validate_formats=True)
+        return self._validator
+
+
+def core_versions() -> dict[int, Path]:
+    """Kubernetes minors shipped by kubernetes-validate → their strict schema directory."""
+    import kubernetes_validate
+
+    base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    out: dict[int, Path] = {}
+    for child in base.iterdir():
+        match = _VERSION_DIR.match(child.name)
+        if match:
+            out[int(match.group(1))] = child
+    return dict(sorted(out.items()))
+
+
+def newest_kubernetes_version() -> str:
+    """The newest Kubernetes minor with shipped schemas, as ``"1.N"``."""
+    return f"1.{max(core_versions())}"
+
+
+class CoreSchemas:
+    """Strict schemas of the built-in kinds for one Kubernetes minor.
+
+    Raises:
+        UsageError: the package ships no schemas for that minor.
+    """
+
+    def __init__(self, kubernetes_version: str) -> None:
+        match = re.match(r"^v?1\.(\d+)(?:\.\d+)?$", kubernetes_version)
+        versions = core_versions()
+        if not match or int(match.group(1)) not in versions:
+            shipped = ", ".join(f"1.{m}" for m in versions)
+            raise UsageError(
+                f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})"
+            )
+        self.minor = int(match.group(1))
+        self.directory = versions[self.minor]
+
+    @cached_property
+    def definitions(self) -> dict[str, Any]:
+        """All definitions of this minor (``$defs`` of ``_definitions.json``), patched for strictness."""
+        data = json.loads((self.directory / "_definitions.json").read_text(encoding="utf-8"))
+        defs: dict[str, Any] = data["$defs"]
+        defs[QUANTITY_DEF] = {
+            "oneOf": [{"type": "string", "pattern": QUANTITY_PATTERN}, {"type": "number"}, {"type": "null"}]
+        }
+        for definition in defs.values():
+            _int_ranges(definition)
+        return defs
+
+    @cached_property
+    def gvk_index(self) -> dict[tuple[str, str], str]:
+        """(apiVersion, kind) → definition name, from ``x-kubernetes-group-version-kind``."""
+        index: dict[tuple[str, str], str] = {}
+        for name, definition in self.definitions.items():
+            for gvk in definition.get("x-kubernetes-group-version-kind", []):
+                group, version, kind = gvk.get("group", ""), gvk["version"], gvk["kind"]
+                api_version = f"{group}/{version}" if group else version
+                # Kinds such as DeleteOptions are listed under every group; keep the owning one.
+                if (api_version, kind) not in index or name.endswith(f".{version}.{kind}"):
+                    index[(api_version, kind)] = name
+        return index
+
+    def closure(self, roots: list[str]) -> dict[str, Any]:
+        """The definitions reachable from ``roots`` (names), for a self-contained bundle."""
+        defs = self.definitions
+        seen: dict[str, Any] = {}
+        stack = list(roots)
+        while stack:
+            name = stack.pop()
+            if name in seen or name not in defs:
+                continue
+            seen[name] = defs[name]
+            stack.extend(_REF.findall(json.dumps(defs[name])))
+        return dict(sorted(seen.items()))
+
+    def schema_for(self, api_version: str, kind: str) -> dict[str, Any] | None:
+        """The bundled schema of a built-in kind, or ``None`` when the minor has no such kind."""
+        name = self.gvk_index.get((api_version, kind))
+        if name is None:
+            return None
+        bundle = {"$schema": DRAFT, "$ref": f"#/$defs/{name}", "$defs": self.closure([name])}
+        return _relocal(bundle)
+
+
+@dataclass(frozen=True)
+class CrdIndexEntry:
+    """One row of the schema cache index."""
+
+    api_version: str
+    kind: str
+    operator: str
+    source: str
+    file: str
+    deprecated: bool
+    deprecation_warning: str | None
+    namespaced: bool
+
+
+class SchemaRegistry:
+    """Find and compile schemas by (apiVersion, kind) for a target.
+
+    Args:
+        kubernetes_version: target minor, ``"1.N"``.
+        cache_dir: the schema cache root (holding ``schemas/index.json``); ``None`` means built-in
+            kinds only.
+        operators: installed operators (``Cluster.operators``); when given, a CRD kind offered by
+            several operators (e.g. MPIJob from Training Operator and mpi-operator) resolves to the
+            installed one. Default: all catalogued operators.
+
+    Raises:
+        UsageError: unknown Kubernetes minor.
+        SchemaError: the cache index is unreadable.
+    """
+
+    def __init__(
+        self,
+        kubernetes_version: str,
+        cache_dir: Path | None,
+        operators: Mapping[str, str] | None = None,
+    ) -> None:
+        self.core = CoreSchemas(kubernetes_version)
+        self.kubernetes_version = f"1.{self.core.minor}"
+        self.cache_dir = cache_dir
+        self.operators = dict(operators) if operators is not None else None
+        self._crds: dict[tuple[str, str], list[CrdIndexEntry]] = {}
+        self._compiled: dict[tuple[str, str], KindSchema | None] = {}
+        self.crd_count = 0
+        if cache_dir is not None:
+            self._load_index(cache_dir / "schemas" / "index.json")
+
+    def _load_index(self, path: Path) -> None:
+        if not path.is_file():
+            return
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SchemaError(f"{path}: unreadable schema index ({exc}); run `trainops schemas sync`") from None
+        for row in data.get("schemas", []):
+            entry = CrdIndexEntry(
+                api_version=row["apiVersion"],
+                kind=row["kind"],
+                operator=row["operator"],
+                source=row["source"],
+                file=row["file"],
+                deprecated=row.get("deprecated", False),
+                deprecation_warning=row.get("deprecationWarning"),
+                namespaced=row.get("scope", "Namespaced") == "Namespaced",
+            )
+            self._crds.setdefault((entry.api_version, entry.kind), []).append(entry)
+            self.crd_count += 1
+
+    @property
+    def has_crds(self) -> bool:
+        """Whether any CRD schema is available."""
+        return bool(self._crds)
+
+    def crd_entry(self, api_version: str, kind: str) -> CrdIndexEntry | None:
+        """The cache entry serving (apiVersion, kind) on this target, if any."""
+        candidates = self._crds.get((api_version, kind), [])
+        if self.operators is not None:
+            installed = [c for c in candidates if c.operator in self.operators]
+            candidates = installed or candidates
+        return candidates[0] if candidates else None
+
+    def get(self, api_version: str, kind: str) -> KindSchema | None:
+        """The schema of (apiVersion, kind), or ``None`` when neither core nor a CRD defines it."""
+        key = (api_version, kind)
+        if key in self._compiled:
+            return self._compiled[key]
+        result: KindSchema | None = None
+        core = self.core.schema_for(api_version, kind)
+        if core is not None:
+            result = KindSchema(api_version, kind, f"kubernetes {self.kubernetes_version}", core)
+        else:
+            entry = self.crd_entry(api_version, kind)
+            if entry is not None and self.cache_dir is not None:
+                result = self._load_crd(entry)
+        self._compiled[key] = result
+        return result
+
+    def _load_crd(self, entry: CrdIndexEntry) -> KindSchema:
+        assert self.cache_dir is not None
+        path = self.cache_dir / "schemas" / entry.file
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SchemaError(f"{path}: unreadable cached schema ({exc}); run `trainops schemas sync`") from None
+        schema = document["schema"]
+        schema["$defs"] = self.core.closure([OBJECT_META_DEF])
+        return KindSchema(
+            entry.api_version,
+            entry.kind,
+            entry.source,
+            _relocal(schema),
+            deprecated=entry.deprecated,
+            deprecation_warning=entry.deprecation_warning,
+            openapi=document.get("openAPIV3Schema"),
+            namespaced=entry.namespaced,
+        )
+
+
+def _relocal(schema: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite ``/api/_definitions.json#/$defs/X`` references to local ``#/$defs/X``."""
+    text = json.dumps(schema)
+    text = re.sub(r'"\$ref":\s*"[^"#]*#/\$defs/', '"$ref": "#/$defs/', text)
+    result: dict[str, Any] = json.loads(text)
+    result.pop("$id", None)
+    for definition in result.get("$defs", {}).values():
+        if isinstance(definition, dict):
+            definition.pop("$id", None)
+            definition.pop("$schema", None)
+    return result
+
+
+def _int_ranges(node: Any) -> None:
+    """Add int32/int64 range checks where ``format`` says so (the API server rejects overflow)."""
+    if isinstance(node, dict):
+        fmt = node.get("format")
+        if fmt in ("int32", "int64"):
+            low, high = INT32 if fmt == "int32" else INT64
+            node.setdefault("minimum", low)
+            node.setdefault("maximum", high)
+        for value in node.values():
+            _int_ranges(value)
+    elif isinstance(node, list):
+        for value in node:
+            _int_ranges(value)

@@ -1,0 +1,1 @@
+"""Offline validation of Kubernetes manifests: YAML loading, schema registry, strict checks."""

@@ -1,0 +1,204 @@
+"""Validate YAML documents against the schema registry and report findings.
+
+Per document, in order: YAML problems (syntax, duplicate keys), shape (a mapping with apiVersion
+and kind), schema lookup (unknown kinds are errors unless downgraded), strict JSON Schema
+validation, CRD version deprecation. Positions are computed only for documents with findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from trainops.findings import Finding, Level, Result, json_path
+from trainops.schemas.registry import KindSchema, SchemaRegistry
+from trainops.validate.loader import Document, LoadedFile, load_file
+
+UnknownKinds = Literal["error", "warning", "skip"]
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    """Options of one validation run.
+
+    Args:
+        unknown_kinds: what a kind with no schema is: ``error`` (default), ``warning`` or ``skip``.
+        max_messages: cap on schema findings per document (the rest are summarised). Default: 50.
+    """
+
+    unknown_kinds: UnknownKinds = "error"
+    max_messages: int = 50
+
+
+@dataclass(frozen=True)
+class _Raw:
+    parts: tuple[str | int, ...]
+    message: str
+    rule: str
+    keyword: str | None
+    level: Level = "error"
+
+
+def validate_files(files: Sequence[str], registry: SchemaRegistry, options: ValidateOptions) -> Result:
+    """Validate every document of every file; see the module docstring for the checks.
+
+    Raises:
+        UsageError: a file cannot be read.
+        SchemaError: a cached schema is unreadable.
+    """
+    result = Result()
+    for path in files:
+        loaded = load_file(path)
+        result.files += 1
+        result.extend(validate_loaded(loaded, registry, options, result))
+    return result
+
+
+def validate_loaded(
+    loaded: LoadedFile, registry: SchemaRegistry, options: ValidateOptions, result: Result | None = None
+) -> list[Finding]:
+    """Findings for one loaded file (its YAML error, if any, comes last)."""
+    findings: list[Finding] = []
+    for document in loaded.documents:
+        if document.data is None:
+            continue
+        if result is not None:
+            result.documents += 1
+        findings.extend(validate_document(document, registry, options))
+    if loaded.error is not None:
+        findings.append(loaded.error)
+    return findings
+
+
+def validate_document(document: Document, registry: SchemaRegistry, options: ValidateOptions) -> list[Finding]:
+    """Findings for one document."""
+    data = document.data
+    raws: list[_Raw] = [_Raw(parts, message, "yaml", "duplicate-key") for parts, message in document.problems]
+    if not isinstance(data, dict):
+        raws.append(_Raw((), f"document is not a mapping (got {_type_name(data)})", "yaml", None))
+        return _locate(document, raws, {})
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if api_version is None and kind is None:
+        raws.append(_Raw((), "not a Kubernetes object: no apiVersion and no kind", "schema", "required"))
+        return _locate(document, raws, data)
+    for field_name, value in (("apiVersion", api_version), ("kind", kind)):
+        if not isinstance(value, str) or not value:
+            raws.append(_Raw((field_name,), f"missing or empty {field_name}", "schema", "required"))
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        return _locate(document, raws, data)
+    schema = registry.get(api_version, kind)
+    if schema is None:
+        if options.unknown_kinds != "skip":
+            level: Level = "error" if options.unknown_kinds == "error" else "warning"
+            raws.append(_Raw(("kind",), _unknown_kind_message(api_version, kind, registry), "unknown-kind", None, level))
+        return _locate(document, raws, data)
+    raws.extend(_schema_errors(schema, data, options.max_messages))
+    if schema.deprecated:
+        warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
+        raws.append(_Raw(("apiVersion",), warning, "deprecated-api", None, "warning"))
+    return _locate(document, raws, data)
+
+
+def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list[_Raw]:
+    raws: list[_Raw] = []
+    for error in schema.validator.iter_errors(data):
+        raws.extend(_explain(error, data))
+        if len(raws) >= limit:
+            raws.append(_Raw((), f"more than {limit} schema errors; showing the first {limit}", "schema", None))
+            break
+    return raws
+
+
+def _explain(error: Any, data: dict[str, Any]) -> Iterable[_Raw]:
+    parts = tuple(error.instance_path)
+    kind = error.kind
+    name = type(kind).__name__
+    if name == "AdditionalProperties":
+        for field_name in kind.unexpected:
+            yield _Raw((*parts, field_name), f'unknown field "{field_name}"', "schema", "additionalProperties")
+        return
+    if name == "Required":
+        yield _Raw(parts, f'missing required field "{kind.property}"', "schema", "required")
+        return
+    if name == "Type":
+        expected = [t for t in _types(kind) if t != "null"]
+        value = _value_at(data, parts)
+        yield _Raw(
+            parts,
+            f"expected {' or '.join(expected)}, got {_type_name(value)} {_short(value)}".rstrip(),
+            "schema",
+            "type",
+        )
+        return
+    keyword = str(error.schema_path[-1]) if error.schema_path else None
+    yield _Raw(parts, str(error.message), "schema", keyword)
+
+
+def _types(kind: Any) -> list[str]:
+    types = getattr(kind, "types", None)
+    if types is None:
+        return []
+    return [str(t) for t in (types if isinstance(types, list | tuple) else [types])]
+
+
+def _value_at(data: Any, parts: Sequence[str | int]) -> Any:
+    for part in parts:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return ""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:
+    hint = "" if registry.has_crds else "; no CRD schemas cached (run `trainops schemas sync`)"
+    return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
+
+
+def _locate(document: Document, raws: list[_Raw], data: Any) -> list[Finding]:
+    if not raws:
+        return []
+    raws = list(dict.fromkeys(raws))  # the same error reached through several schema branches
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    api_version = data.get("apiVersion") if isinstance(data, dict) else None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    name = metadata.get("name") or metadata.get("generateName")
+    namespace = metadata.get("namespace")
+    findings = []
+    for raw in raws:
+        line, column = document.locate(raw.parts)
+        findings.append(
+            Finding(
+                rule=raw.rule,
+                level=raw.level,
+                message=raw.message,
+                file=document.file,
+                line=line,
+                column=column,
+                document=document.index,
+                api_version=api_version if isinstance(api_version, str) else None,
+                kind=kind if isinstance(kind, str) else None,
+                namespace=namespace if isinstance(namespace, str) else None,
+                name=name if isinstance(name, str) else None,
+                path=json_path(raw.parts),
+                keyword=raw.keyword,
+            )
+        )
+    return findings

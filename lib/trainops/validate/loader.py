@@ -1,0 +1,279 @@
+"""Read YAML as the Kubernetes API server reads it, keeping positions for findings.
+
+One pass per file: PyYAML's C parser composes each document into a node tree (with line and
+column marks), and a small constructor here turns nodes into plain JSON-like values:
+
+* timestamps stay strings (``sigs.k8s.io/yaml`` decodes into ``interface{}``, where go-yaml keeps
+  them as strings) and YAML 1.1 sexagesimal numbers (``1:20``) stay strings;
+* mapping keys become strings, as JSON requires; merge keys (``<<``) are applied;
+* duplicate keys are findings: the API server's strict decoding rejects them
+  (``kubectl apply --validate=strict``; KEP-2885 server-side field validation).
+
+Positions of JSON paths are computed lazily from the kept nodes, only for documents with findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from trainops.errors import UsageError
+from trainops.findings import Finding, json_path
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_TRUE = frozenset({"yes", "true", "on", "y"})
+_SEXAGESIMAL = re.compile(r":")
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class Document:
+    """One YAML document of a file.
+
+    Args:
+        file: the file path as given (or found under a given directory).
+        index: 0-based index of the document in the file (empty documents count).
+        data: the constructed value (usually a dict).
+        node: the composed node tree, for positions.
+        problems: ``(parts, message)`` pairs found while constructing, e.g. duplicate keys.
+    """
+
+    file: str
+    index: int
+    data: Any
+    node: yaml.Node
+    problems: list[tuple[tuple[str | int, ...], str]] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        """1-based line where the document's content starts."""
+        return int(self.node.start_mark.line) + 1
+
+    def locate(self, parts: Sequence[str | int]) -> tuple[int, int]:
+        """1-based (line, column) of the node at ``parts``, or of its deepest existing ancestor.
+
+        For a mapping entry the position of its key is returned (where a reader looks for
+        ``field:``); for a sequence item, the item's own position.
+        """
+        node: yaml.Node = self.node
+        mark = node.start_mark
+        for part in parts:
+            if isinstance(node, yaml.MappingNode):
+                found = None
+                for key, value in node.value:
+                    if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                        found = (key, value)
+                if found is None:
+                    break
+                mark = found[0].start_mark
+                node = found[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+                mark = node.start_mark
+            else:
+                break
+        return int(mark.line) + 1, int(mark.column) + 1
+
+
+@dataclass
+class LoadedFile:
+    """All documents of one file plus the YAML error that stopped reading it, if any."""
+
+    path: str
+    documents: list[Document]
+    error: Finding | None = None
+
+
+def expand_paths(paths: Sequence[str]) -> list[str]:
+    """Expand files and directories into a sorted list of YAML files.
+
+    Directories are walked recursively for ``*.yaml``/``*.yml``, skipping entries whose name
+    starts with a dot. Files are taken whatever their suffix.
+
+    Raises:
+        UsageError: a path does not exist, or no paths were given.
+    """
+    if not paths:
+        raise UsageError("no paths given")
+    files: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = [
+                p
+                for p in path.rglob("*")
+                if p.suffix in YAML_SUFFIXES
+                and p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            ]
+            files.extend(str(p) for p in sorted(found))
+        elif path.is_file():
+            files.append(raw)
+        else:
+            raise UsageError(f"{raw}: no such file or directory")
+    return files
+
+
+def load_file(path: str) -> LoadedFile:
+    """Read and parse one file.
+
+    Never raises for bad content: a YAML syntax error becomes ``LoadedFile.error`` (a ``yaml``
+    finding with line and column); documents before it are kept.
+
+    Raises:
+        UsageError: the file cannot be read (permissions, not UTF-8).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror}") from None
+    return load_text(text, path)
+
+
+def load_text(text: str, path: str = "<string>") -> LoadedFile:
+    """Parse YAML text into documents; see :func:`load_file`."""
+    documents: list[Document] = []
+    loader = _Loader(text)
+    index = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:  # pragma: no cover - check_node guarantees a node
+                break
+            builder = _Builder()
+            data = builder.build(node, ())
+            documents.append(Document(path, index, data, node, builder.problems))
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = int(mark.line) + 1 if mark else None
+        column = int(mark.column) + 1 if mark else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        error = Finding(
+            rule="yaml",
+            level="error",
+            message=f"invalid YAML: {problem}{context}",
+            file=path,
+            line=line,
+            column=column,
+            document=index,
+        )
+        return LoadedFile(path, documents, error)
+    except yaml.YAMLError as exc:
+        error = Finding(rule="yaml", level="error", message=f"invalid YAML: {exc}", file=path, document=index)
+        return LoadedFile(path, documents, error)
+    finally:
+        loader.dispose()
+    return LoadedFile(path, documents)
+
+
+class _Builder:
+    """Construct plain values from composed nodes, recording duplicate keys."""
+
+    __slots__ = ("problems",)
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[tuple[str | int, ...], str]] = []
+
+    def build(self, node: yaml.Node, parts: tuple[str | int, ...]) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*parts, i)) for i, item in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, parts)
+        return None  # pragma: no cover - composer yields only the three node kinds
+
+    def _mapping(self, node: yaml.MappingNode, parts: tuple[str | int, ...]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        merged: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                for source in _merge_sources(value_node):
+                    value = self.build(source, parts)
+                    if isinstance(value, dict):
+                        for k, v in value.items():
+                            merged.setdefault(k, v)
+                continue
+            key = _key(key_node)
+            if key in out:
+                self.problems.append(
+                    ((*parts, key), f'duplicate key "{key}" (the API server rejects duplicate fields)')
+                )
+            out[key] = self.build(value_node, (*parts, key))
+        for k, v in merged.items():
+            out.setdefault(k, v)
+        return out
+
+
+def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return [node]
+
+
+def _key(node: yaml.Node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        value = _scalar(node)
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if value is None:
+            return "null"
+        return str(value) if not isinstance(value, str) else value
+    return json_path(())  # complex keys cannot be JSON keys; "$" never matches a real field
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    tag = node.tag
+    value: str = node.value
+    if tag == _STR or node.style:
+        return value
+    if tag == _INT:
+        if _SEXAGESIMAL.search(value):
+            return value
+        text = value.replace("_", "")
+        sign = -1 if text.startswith("-") else 1
+        text = text.lstrip("+-")
+        if text.startswith("0x"):
+            return sign * int(text[2:], 16)
+        if text.startswith("0b"):
+            return sign * int(text[2:], 2)
+        if len(text) > 1 and text.startswith("0"):
+            return sign * int(text, 8)
+        return sign * int(text)
+    if tag == _FLOAT:
+        if _SEXAGESIMAL.search(value):
+            return value
+        text = value.replace("_", "").lower()
+        if text in (".nan",):
+            return float("nan")
+        if text.endswith(".inf"):
+            return float("-inf") if text.startswith("-") else float("inf")
+        return float(text)
+    if tag == _BOOL:
+        return value.lower() in _TRUE
+    if tag == _NULL:
+        return None
+    return value
+
+
+def iter_documents(files: Sequence[str]) -> Iterator[LoadedFile]:
+    """Load each file in order."""
+    for path in files:
+        yield load_file(path)
