@@ -1,0 +1,121 @@
+"""``DataVolume``: a PersistentVolumeClaim for datasets, checkpoints and models."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from trainops.cluster import Cluster
+from trainops.constructs.base import Construct, emit, require_name
+from trainops.constructs.pod import ACCESS_MODES, AccessMode
+from trainops.constructs.props import PROTECT_OPTIONS, argocd_annotations, require_labels, require_quantity
+
+_KIND = "DataVolume"
+
+
+class DataVolume(Construct):
+    """A v1 PersistentVolumeClaim that Argo CD creates before the workloads and never deletes.
+
+    The claim is annotated with sync wave ``-1`` (volumes before workloads) and, unless
+    ``protect=False``, with ``argocd.argoproj.io/sync-options: Prune=false,Delete=false`` so that
+    neither pruning nor deleting the Application deletes the data.
+
+    Mount it with ``PyTorchJob.mount(volume, path)`` or ``ModelServer(model_volume=volume)``, or
+    reference it from another app by its ``claim_name``.
+
+    Args:
+        scope: the parent construct (a Chart; the Chart's namespace is the claim's namespace).
+        id: construct id.
+        cluster: the target cluster; supplies the StorageClass for ``storage_role``.
+        name: claim name, a DNS-1123 label.
+        size: requested capacity as a quantity string in bytes, e.g. ``"500Gi"``.
+        access_mode: ``ReadWriteOnce`` | ``ReadWriteMany`` | ``ReadOnlyMany`` | ``ReadWriteOncePod``.
+            Default: ``ReadWriteOnce``.
+        storage_role: key into ``cluster.storage_classes``; ``"shared"`` is RWX file storage such as
+            NAS. Default: ``"default"``.
+        protect: add the Argo CD ``Prune=false,Delete=false`` sync options. Default: ``True``.
+        labels: extra labels on the claim. Default: none.
+
+    Raises:
+        ValueError: a bad name, size, access mode or label; a ``storage_role`` the cluster lacks.
+
+    Source: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#persistentvolumeclaims,
+    https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#no-prune-resources
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: Cluster,
+        name: str,
+        size: str,
+        access_mode: AccessMode = "ReadWriteOnce",
+        storage_role: str = "default",
+        protect: bool = True,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(scope, id)
+        self._name = require_name(_KIND, "name", name)
+        self._size = require_quantity(_KIND, "size", size, whole_bytes=True)
+        if access_mode not in ACCESS_MODES:
+            raise ValueError(f"{_KIND} access_mode={access_mode!r}: must be one of {', '.join(ACCESS_MODES)}")
+        self._access_mode: AccessMode = access_mode
+        try:
+            self._storage_class = cluster.storage_class(storage_role)
+        except ValueError as exc:
+            raise ValueError(f"{_KIND} storage_role={storage_role!r}: {exc}") from None
+        meta_labels = require_labels(_KIND, "labels", labels or {})
+        metadata: dict[str, Any] = {
+            "name": self._name,
+            "annotations": argocd_annotations(wave=-1, options=[PROTECT_OPTIONS] if protect else None),
+        }
+        if meta_labels:
+            metadata["labels"] = meta_labels
+        self._object: dict[str, Any] = {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": metadata,
+            "spec": {
+                "accessModes": [self._access_mode],
+                "storageClassName": self._storage_class,
+                "resources": {"requests": {"storage": self._size.canonical()}},
+            },
+        }
+        emit(self, self._object)
+
+    @property
+    def name(self) -> str:
+        """The claim name."""
+        return self._name
+
+    @property
+    def claim_name(self) -> str:
+        """The claim name, for ``persistentVolumeClaim.claimName`` references."""
+        return self._name
+
+    @property
+    def kind(self) -> str:
+        """``PersistentVolumeClaim``."""
+        return "PersistentVolumeClaim"
+
+    @property
+    def api_version(self) -> str:
+        """``v1``."""
+        return "v1"
+
+    @property
+    def access_mode(self) -> AccessMode:
+        """The claim's access mode."""
+        return self._access_mode
+
+    @property
+    def size(self) -> str:
+        """The requested capacity, canonical (e.g. ``500Gi``)."""
+        return self._size.canonical()
+
+    @property
+    def storage_class(self) -> str:
+        """The StorageClass name the cluster maps ``storage_role`` to."""
+        return self._storage_class
