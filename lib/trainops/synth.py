@@ -9,6 +9,7 @@ stable key order, so the same input gives byte-identical output.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -88,12 +89,13 @@ def load_project(root: Path, module: str = "apps") -> Project:
     root = root.resolve()
     if not (root / module / "__init__.py").is_file():
         raise UsageError(f"{root / module}/__init__.py: no apps package here (run from the repository root)")
-    if str(root) not in sys.path:
+    _forget_foreign(module, root)
+    if not sys.path or sys.path[0] != str(root):
         sys.path.insert(0, str(root))
     try:
-        package = __import__(module)
+        package = importlib.import_module(module)
     except ValueError as exc:
-        raise UsageError(f"{module}: {exc}") from exc
+        raise UsageError(f"{root / module}: {exc}") from exc
     apps = getattr(package, "APPS", None)
     clusters = getattr(package, "CLUSTERS", None)
     if apps is None or clusters is None:
@@ -103,6 +105,16 @@ def load_project(root: Path, module: str = "apps") -> Project:
     except ValueError as exc:
         raise UsageError(f"{root / module}/__init__.py: {exc}") from exc
     return Project(root=root, apps=registry, clusters=tuple(clusters))
+
+
+def _forget_foreign(module: str, root: Path) -> None:
+    """Drop an already-imported ``module`` (and submodules) that lives outside ``root``."""
+    loaded = sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None)
+    if loaded is None or (origin and Path(origin).resolve().is_relative_to(root)):
+        return
+    for name in [n for n in sys.modules if n == module or n.startswith(f"{module}.")]:
+        del sys.modules[name]
 
 
 def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:

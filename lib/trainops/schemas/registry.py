@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -82,23 +82,37 @@ def newest_kubernetes_version() -> str:
     return f"1.{max(core_versions())}"
 
 
-class CoreSchemas:
-    """Strict schemas of the built-in kinds for one Kubernetes minor.
+def core_schemas(kubernetes_version: str) -> CoreSchemas:
+    """The (process-wide, shared) :class:`CoreSchemas` of ``kubernetes_version`` (``"1.N"``).
 
     Raises:
         UsageError: the package ships no schemas for that minor.
     """
+    match = re.match(r"^v?1\.(\d+)(?:\.\d+)?$", kubernetes_version)
+    versions = core_versions()
+    if not match or int(match.group(1)) not in versions:
+        shipped = ", ".join(f"1.{m}" for m in versions)
+        raise UsageError(f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})")
+    return _core_for_minor(int(match.group(1)))
 
-    def __init__(self, kubernetes_version: str) -> None:
-        match = re.match(r"^v?1\.(\d+)(?:\.\d+)?$", kubernetes_version)
-        versions = core_versions()
-        if not match or int(match.group(1)) not in versions:
-            shipped = ", ".join(f"1.{m}" for m in versions)
-            raise UsageError(
-                f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})"
-            )
-        self.minor = int(match.group(1))
-        self.directory = versions[self.minor]
+
+@lru_cache(maxsize=4)
+def _core_for_minor(minor: int) -> CoreSchemas:
+    return CoreSchemas(minor, core_versions()[minor])
+
+
+class CoreSchemas:
+    """Strict schemas of the built-in kinds for one Kubernetes minor (see :func:`core_schemas`).
+
+    Args:
+        minor: the Kubernetes minor, e.g. 34.
+        directory: kubernetes-validate's ``v1.N.0-local-strict`` directory.
+    """
+
+    def __init__(self, minor: int, directory: Path) -> None:
+        self.minor = minor
+        self.directory = directory
+        self._bundles: dict[tuple[str, str], KindSchema | None] = {}
 
     @cached_property
     def definitions(self) -> dict[str, Any]:
@@ -137,6 +151,16 @@ class CoreSchemas:
             seen[name] = defs[name]
             stack.extend(_REF.findall(json.dumps(defs[name])))
         return dict(sorted(seen.items()))
+
+    def kind_schema(self, api_version: str, kind: str) -> KindSchema | None:
+        """The compiled-on-demand schema of a built-in kind, shared by every registry of this minor."""
+        key = (api_version, kind)
+        if key not in self._bundles:
+            schema = self.schema_for(api_version, kind)
+            self._bundles[key] = (
+                None if schema is None else KindSchema(api_version, kind, f"kubernetes 1.{self.minor}", schema)
+            )
+        return self._bundles[key]
 
     def schema_for(self, api_version: str, kind: str) -> dict[str, Any] | None:
         """The bundled schema of a built-in kind, or ``None`` when the minor has no such kind."""
@@ -183,7 +207,7 @@ class SchemaRegistry:
         cache_dir: Path | None,
         operators: Mapping[str, str] | None = None,
     ) -> None:
-        self.core = CoreSchemas(kubernetes_version)
+        self.core = core_schemas(kubernetes_version)
         self.kubernetes_version = f"1.{self.core.minor}"
         self.cache_dir = cache_dir
         self.operators = dict(operators) if operators is not None else None
@@ -232,11 +256,8 @@ class SchemaRegistry:
         key = (api_version, kind)
         if key in self._compiled:
             return self._compiled[key]
-        result: KindSchema | None = None
-        core = self.core.schema_for(api_version, kind)
-        if core is not None:
-            result = KindSchema(api_version, kind, f"kubernetes {self.kubernetes_version}", core)
-        else:
+        result: KindSchema | None = self.core.kind_schema(api_version, kind)
+        if result is None:
             entry = self.crd_entry(api_version, kind)
             if entry is not None and self.cache_dir is not None:
                 result = self._load_crd(entry)

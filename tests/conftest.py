@@ -1,0 +1,135 @@
+"""Shared fixtures: repository paths, the ../shared reference data and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+EXAMPLES = SHARED / "examples"
+CRDS = SHARED / "crds"
+
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo")
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """Exit code and captured streams of one ``trainops`` invocation."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(scope="session")
+def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A schema cache synced from ../shared/crds once per test session."""
+    if not CRDS.is_dir():
+        pytest.skip("../shared/crds is not beside the repo")
+    from trainops.schemas.catalog import load_catalog
+    from trainops.schemas.sync import sync
+
+    cache = tmp_path_factory.mktemp("cache")
+    sync(load_catalog(REPO / "schemas" / "catalog.yaml"), cache, mirror=CRDS)
+    return cache
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], schema_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """Run ``trainops`` in-process with the session schema cache; returns a :class:`CliRun`."""
+    from trainops.cli import main
+
+    monkeypatch.setenv("TRAINOPS_CACHE_DIR", str(schema_cache))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+    def run(*args: str) -> CliRun:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return CliRun(code, captured.out, captured.err)
+
+    yield run
+
+
+@pytest.fixture(autouse=True)
+def _repo_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every test from the repository root (apps/, schemas/catalog.yaml)."""
+    monkeypatch.chdir(REPO)
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20,22,24")
+
+
+# --- construct tests: a fresh Chart, synth as `trainops synth` writes it, golden files ---------
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", default=False, help="rewrite tests/golden/ from the current output"
+    )
+
+
+@pytest.fixture(scope="session")
+def test_cluster() -> object:
+    """A GPU cluster with the operators the constructs need (independent of apps/clusters.py)."""
+    from trainops.cluster import Cluster, Taint
+
+    return Cluster(
+        name="test",
+        kubernetes_version="1.34",
+        operators={"training-operator": "v1.9.4", "prometheus-operator": "v0.93.0"},
+        storage_classes={"default": "standard-rwo", "shared": "nfs"},
+        gpu_taints=(Taint("nvidia.com/gpu"),),
+        gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    )
+
+
+@pytest.fixture
+def chart() -> object:
+    """A new cdk8s Chart (namespace ``ml-test``) in a new App; node starts once per session."""
+    from trainops.nodeenv import configure_node
+
+    configure_node()
+    from cdk8s import App, Chart
+
+    return Chart(App(), "test", namespace="ml-test", disable_resource_name_hashes=True)
+
+
+@pytest.fixture(scope="session")
+def synth() -> object:
+    """``synth(chart)`` → ``{"Kind/name": YAML text}`` normalised exactly as ``trainops synth`` writes it."""
+    from trainops.app import AppDef
+    from trainops.synth import normalise
+    from trainops.yamlio import dump_document
+
+    app_def = AppDef(name="golden", build=lambda chart, cluster: None, namespace="ml-test", team="ml-platform")
+
+    def run(chart: object) -> dict[str, str]:
+        docs = json.loads(json.dumps(chart.to_json()))  # type: ignore[attr-defined]
+        return {f"{d['kind']}/{d['metadata']['name']}": dump_document(normalise(d, app_def)) for d in docs}
+
+    return run
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> object:
+    """``golden("construct/case.yaml", text)``: compare with tests/golden/, or rewrite with --update-golden."""
+    update = bool(request.config.getoption("--update-golden"))
+
+    def check(rel: str, text: str) -> None:
+        path = GOLDEN / rel
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        if not path.is_file():
+            pytest.fail(f"{path} is missing: run pytest --update-golden and review the file")
+        assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
+
+    return check

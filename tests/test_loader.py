@@ -1,0 +1,55 @@
+"""The YAML loader reads documents as the API server does and keeps positions."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainops.findings import json_path
+from trainops.validate.loader import load_text
+
+
+def test_timestamps_and_sexagesimal_stay_strings() -> None:
+    data = load_text("a: 2024-01-02\nb: 1:30\nc: 0755\nd: 1_000\n").documents[0].data
+    assert data == {"a": "2024-01-02", "b": "1:30", "c": 493, "d": 1000}
+
+
+def test_non_string_keys_become_strings() -> None:
+    data = load_text("1: one\ntrue: yes\n~: nothing\n").documents[0].data
+    assert data == {"1": "one", "true": True, "null": "nothing"}
+
+
+def test_merge_keys_apply_and_explicit_keys_win() -> None:
+    doc = load_text("base: &b {cpu: 1, memory: 2Gi}\nres: {<<: *b, cpu: 2}\n").documents[0]
+    assert doc.data["res"] == {"cpu": 2, "memory": "2Gi"}
+    assert doc.problems == []
+
+
+def test_duplicate_keys_are_problems_with_position() -> None:
+    doc = load_text("metadata:\n  labels:\n    a: x\n    a: y\n").documents[0]
+    assert doc.problems == [(("metadata", "labels", "a"), 'duplicate key "a" (the API server rejects duplicate fields)')]
+    assert doc.locate(("metadata", "labels", "a")) == (4, 5)
+
+
+def test_documents_keep_index_and_error_stops_reading() -> None:
+    loaded = load_text("a: 1\n---\nb: 2\n---\nc: [\n")
+    assert [d.index for d in loaded.documents] == [0, 1]
+    assert loaded.error is not None
+    assert (loaded.error.document, loaded.error.line) == (2, 6)
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        ((), "$"),
+        (("spec", "containers", 0, "name"), "$.spec.containers[0].name"),
+        (("metadata", "labels", "app.kubernetes.io/name"), "$.metadata.labels['app.kubernetes.io/name']"),
+        (("data", "it's"), "$.data['it\\'s']"),
+    ],
+)
+def test_json_path(parts: tuple[str | int, ...], expected: str) -> None:
+    assert json_path(parts) == expected
+
+
+def test_locate_falls_back_to_deepest_ancestor() -> None:
+    doc = load_text("spec:\n  template:\n    spec: {}\n").documents[0]
+    assert doc.locate(("spec", "template", "spec", "containers", 0)) == (3, 5)
