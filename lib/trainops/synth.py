@@ -89,7 +89,8 @@ def load_project(root: Path, module: str = "apps") -> Project:
     root = root.resolve()
     if not (root / module / "__init__.py").is_file():
         raise UsageError(f"{root / module}/__init__.py: no apps package here (run from the repository root)")
-    _forget_foreign(module, root)
+    _forget(module)
+    importlib.invalidate_caches()
     if not sys.path or sys.path[0] != str(root):
         sys.path.insert(0, str(root))
     try:
@@ -107,12 +108,8 @@ def load_project(root: Path, module: str = "apps") -> Project:
     return Project(root=root, apps=registry, clusters=tuple(clusters))
 
 
-def _forget_foreign(module: str, root: Path) -> None:
-    """Drop an already-imported ``module`` (and submodules) that lives outside ``root``."""
-    loaded = sys.modules.get(module)
-    origin = getattr(loaded, "__file__", None)
-    if loaded is None or (origin and Path(origin).resolve().is_relative_to(root)):
-        return
+def _forget(module: str) -> None:
+    """Drop an already-imported ``module`` and its submodules so the user's current code is loaded."""
     for name in [n for n in sys.modules if n == module or n.startswith(f"{module}.")]:
         del sys.modules[name]
 
