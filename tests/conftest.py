@@ -15,7 +15,9 @@ SHARED = REPO.parent / "shared"
 EXAMPLES = SHARED / "examples"
 CRDS = SHARED / "crds"
 
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo")
+needs_shared = pytest.mark.skipif(
+    not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo"
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,9 @@ def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], schema_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+def cli(
+    capsys: pytest.CaptureFixture[str], schema_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[object]:
     """Run ``trainops`` in-process with the session schema cache; returns a :class:`CliRun`."""
     from trainops.cli import main
 
@@ -71,7 +75,10 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--update-golden", action="store_true", default=False, help="rewrite tests/golden/ from the current output"
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/ from the current output",
     )
 
 
@@ -108,7 +115,9 @@ def synth() -> object:
     from trainops.synth import normalise
     from trainops.yamlio import dump_document
 
-    app_def = AppDef(name="golden", build=lambda chart, cluster: None, namespace="ml-test", team="ml-platform")
+    app_def = AppDef(
+        name="golden", build=lambda chart, cluster: None, namespace="ml-test", team="ml-platform"
+    )
 
     def run(chart: object) -> dict[str, str]:
         docs = json.loads(json.dumps(chart.to_json()))  # type: ignore[attr-defined]
@@ -130,6 +139,8 @@ def golden(request: pytest.FixtureRequest) -> object:
             return
         if not path.is_file():
             pytest.fail(f"{path} is missing: run pytest --update-golden and review the file")
-        assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
+        assert text == path.read_text(encoding="utf-8"), (
+            f"{path} differs (pytest --update-golden rewrites it)"
+        )
 
     return check

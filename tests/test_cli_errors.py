@@ -31,7 +31,9 @@ def _write(tmp_path: Path, text: str) -> Path:
         pytest.param("kind: Pod\nmetadata: {name: [x\n", "invalid YAML", 3, id="malformed-yaml"),
         pytest.param("- just\n- a list\n", "document is not a mapping (got array)", 1, id="not-a-mapping"),
         pytest.param("hello\n", "document is not a mapping (got string)", 1, id="scalar-document"),
-        pytest.param("kind: ConfigMap\nmetadata: {name: x}\n", "missing or empty apiVersion", 1, id="no-apiversion"),
+        pytest.param(
+            "kind: ConfigMap\nmetadata: {name: x}\n", "missing or empty apiVersion", 1, id="no-apiversion"
+        ),
         pytest.param("apiVersion: v1\nmetadata: {name: x}\n", "missing or empty kind", 1, id="no-kind"),
         pytest.param(
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n",
@@ -47,7 +49,9 @@ def _write(tmp_path: Path, text: str) -> Path:
         ),
     ],
 )
-def test_invalid_input_is_exit_1_with_position(cli: Any, tmp_path: Path, text: str, expected: str, line: int) -> None:
+def test_invalid_input_is_exit_1_with_position(
+    cli: Any, tmp_path: Path, text: str, expected: str, line: int
+) -> None:
     path = _write(tmp_path, text)
     run = cli("validate", "--format", "text", str(path))
     assert run.code == 1

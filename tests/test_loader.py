@@ -26,7 +26,9 @@ def test_merge_keys_apply_and_explicit_keys_win() -> None:
 
 def test_duplicate_keys_are_problems_with_position() -> None:
     doc = load_text("metadata:\n  labels:\n    a: x\n    a: y\n").documents[0]
-    assert doc.problems == [(("metadata", "labels", "a"), 'duplicate key "a" (the API server rejects duplicate fields)')]
+    assert doc.problems == [
+        (("metadata", "labels", "a"), 'duplicate key "a" (the API server rejects duplicate fields)')
+    ]
     assert doc.locate(("metadata", "labels", "a")) == (4, 5)
 
 

@@ -78,4 +78,6 @@ def test_github_annotations_and_auto(cli: Any, broken: Path, monkeypatch: pytest
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     run = cli("validate", str(broken))  # --format auto
     first = run.out.splitlines()[0]
-    assert first.startswith(f"::error file={broken},line=7,col=3,title=trainops schema::Deployment/web $.spec.replicas")
+    assert first.startswith(
+        f"::error file={broken},line=7,col=3,title=trainops schema::Deployment/web $.spec.replicas"
+    )

@@ -38,7 +38,9 @@ def test_checksum_mismatch_names_the_file(cli: Any, tmp_path: Path) -> None:
     target.write_bytes(target.read_bytes() + b"\n# tampered\n")
     run = cli("schemas", "sync", "--from", str(mirror), "--cache-dir", str(tmp_path / "cache"))
     assert run.code == 2
-    assert f"{target}: sha256 mismatch for catalog entry training-operator/kubeflow.org_pytorchjobs" in run.err
+    assert (
+        f"{target}: sha256 mismatch for catalog entry training-operator/kubeflow.org_pytorchjobs" in run.err
+    )
     assert not (tmp_path / "cache" / "schemas").exists()  # nothing half-written
 
 
@@ -55,7 +57,9 @@ def test_missing_mirror_dir_is_usage_error(cli: Any, tmp_path: Path) -> None:
         ({"sha256": "xyz"}, "is not a hex sha256"),
     ],
 )
-def test_catalog_is_checked_strictly(cli: Any, tmp_path: Path, mutation: dict[str, object], message: str) -> None:
+def test_catalog_is_checked_strictly(
+    cli: Any, tmp_path: Path, mutation: dict[str, object], message: str
+) -> None:
     import yaml
 
     catalog = yaml.safe_load((REPO / "schemas" / "catalog.yaml").read_text())
@@ -70,7 +74,10 @@ def test_catalog_is_checked_strictly(cli: Any, tmp_path: Path, mutation: dict[st
 def test_list(cli: Any) -> None:
     run = cli("schemas", "list")
     assert run.code == 0
-    assert any(line.split()[:3] == ["kubeflow.org/v1", "PyTorchJob", "training-operator"] for line in run.out.splitlines())
+    assert any(
+        line.split()[:3] == ["kubeflow.org/v1", "PyTorchJob", "training-operator"]
+        for line in run.out.splitlines()
+    )
 
 
 STRUCTURAL = {
@@ -79,13 +86,20 @@ STRUCTURAL = {
         "spec": {
             "type": "object",
             "properties": {
-                "port": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "port": {
+                    "x-kubernetes-int-or-string": True,
+                    "anyOf": [{"type": "integer"}, {"type": "string"}],
+                },
                 "note": {"type": "string", "nullable": True},
                 "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                 "empty": {"type": "object"},
                 "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
                 "count": {"type": "integer", "format": "int32", "minimum": 0, "exclusiveMinimum": True},
-                "template": {"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True},
+                "template": {
+                    "type": "object",
+                    "x-kubernetes-embedded-resource": True,
+                    "x-kubernetes-preserve-unknown-fields": True,
+                },
             },
         }
     },

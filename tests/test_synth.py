@@ -13,7 +13,7 @@ import yaml
 from trainops.errors import UsageError
 from trainops.synth import write_tree
 
-APPS_INIT = '''
+APPS_INIT = """
 from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.constructs.base import emit
@@ -37,7 +37,7 @@ def build(chart, cluster):
 
 
 APPS = (AppDef(name="demo", build=build, namespace="ml", team="research"),)
-'''
+"""
 
 
 def _project(root: Path, cpu: str = "0.5") -> Path:
@@ -64,7 +64,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_synth_layout_and_normalisation(cli: Any, project: Path) -> None:
     run = cli("synth")
     assert run.code == 0, run.err
-    files = sorted(str(p.relative_to(project / "generated")) for p in (project / "generated").rglob("*") if p.is_file())
+    files = sorted(
+        str(p.relative_to(project / "generated")) for p in (project / "generated").rglob("*") if p.is_file()
+    )
     assert files == ["lab/demo/configmap_settings.yaml", "lab/demo/pod_worker.yaml", "lab/lock.json"]
     pod = yaml.safe_load((project / "generated/lab/demo/pod_worker.yaml").read_text())
     assert list(pod) == ["apiVersion", "kind", "metadata", "spec"]

@@ -30,7 +30,10 @@ def _files() -> list[str]:
     if not EXAMPLES.is_dir():
         return []
     return sorted(
-        str(p.relative_to(EXAMPLES)) for corpus in CORPORA for p in (EXAMPLES / corpus).rglob("*") if p.is_file()
+        str(p.relative_to(EXAMPLES))
+        for corpus in CORPORA
+        for p in (EXAMPLES / corpus).rglob("*")
+        if p.is_file()
     )
 
 
@@ -76,7 +79,15 @@ def _delete(obj: dict[str, Any], path: list[str | int]) -> dict[str, Any]:
 PYTORCH = "training-operator/examples/pytorch/simple.yaml"
 SERVICE_MONITOR = "prometheus-operator/example/user-guides/getting-started/example-app-service-monitor.yaml"
 DEPLOYMENT = "prometheus-operator/example/rbac/prometheus-operator/prometheus-operator-deployment.yaml"
-MASTER_CONTAINER: list[str | int] = ["spec", "pytorchReplicaSpecs", "Master", "template", "spec", "containers", 0]
+MASTER_CONTAINER: list[str | int] = [
+    "spec",
+    "pytorchReplicaSpecs",
+    "Master",
+    "template",
+    "spec",
+    "containers",
+    0,
+]
 
 MUTATIONS = [
     pytest.param(
@@ -123,7 +134,9 @@ MUTATIONS = [
     ),
     pytest.param(
         DEPLOYMENT,
-        lambda o: _set(o, ["spec", "template", "spec", "containers", 0, "resources"], {"limits": {"cpu": "2 cores"}}),
+        lambda o: _set(
+            o, ["spec", "template", "spec", "containers", 0, "resources"], {"limits": {"cpu": "2 cores"}}
+        ),
         "$.spec.template.spec.containers[0].resources.limits.cpu:",
         id="deployment-bad-quantity",
     ),

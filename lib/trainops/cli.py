@@ -22,7 +22,9 @@ _FORMAT = click.Choice(FORMATS)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="trainops")
-@click.option("--traceback", "show_traceback", is_flag=True, help="Show the Python traceback of unexpected errors.")
+@click.option(
+    "--traceback", "show_traceback", is_flag=True, help="Show the Python traceback of unexpected errors."
+)
 def cli(show_traceback: bool) -> None:
     """trainops: generate, validate and deliver ML training and serving manifests for Argo CD."""
 
@@ -39,8 +41,12 @@ def synth(cluster: str | None, out: str) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped.")
-@click.option("--cluster", help="Take the Kubernetes version and operators from this cluster in apps/clusters.py.")
+@click.option(
+    "--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped."
+)
+@click.option(
+    "--cluster", help="Take the Kubernetes version and operators from this cluster in apps/clusters.py."
+)
 @click.option(
     "--unknown-kinds",
     type=click.Choice(["error", "warning", "skip"]),
@@ -50,7 +56,9 @@ def synth(cluster: str | None, out: str) -> None:
 )
 @click.option("--format", "-o", "fmt", type=_FORMAT, default="auto", show_default=True)
 @click.option("--strict", is_flag=True, help="Warnings fail the run too.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache).")
+@click.option(
+    "--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache)."
+)
 def validate(
     paths: tuple[str, ...],
     kubernetes_version: str | None,
@@ -106,8 +114,12 @@ def schemas() -> None:
     envvar="TRAINOPS_CRD_MIRROR",
     help="Read CRD files from this mirror directory instead of their URLs (env: TRAINOPS_CRD_MIRROR).",
 )
-@click.option("--catalog", type=click.Path(dir_okay=False), help="Catalog file (default: schemas/catalog.yaml).")
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache).")
+@click.option(
+    "--catalog", type=click.Path(dir_okay=False), help="Catalog file (default: schemas/catalog.yaml)."
+)
+@click.option(
+    "--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache)."
+)
 @click.option("--force", is_flag=True, help="Re-convert even when the cache matches the catalog.")
 def schemas_sync(mirror: str | None, catalog: str | None, cache_dir: str | None, force: bool) -> None:
     """Fetch catalog CRDs (checksums verified) and convert them into the schema cache."""
@@ -126,7 +138,9 @@ def schemas_sync(mirror: str | None, catalog: str | None, cache_dir: str | None,
 
 
 @schemas.command("list")
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache).")
+@click.option(
+    "--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache)."
+)
 def schemas_list(cache_dir: str | None) -> None:
     """List the cached CRD schemas: apiVersion, kind, operator, source."""
     from trainops.commands.schemas_cmd import run_list

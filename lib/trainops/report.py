@@ -44,9 +44,7 @@ def render_text(result: Result) -> str:
     """Human-readable report with a closing count line."""
     lines = [text_line(f) for f in result.sorted()]
     errors, warnings = result.count("error"), result.count("warning")
-    lines.append(
-        f"{result.files} files, {result.documents} documents: {errors} errors, {warnings} warnings"
-    )
+    lines.append(f"{result.files} files, {result.documents} documents: {errors} errors, {warnings} warnings")
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +155,9 @@ def render_github(result: Result) -> str:
     """GitHub Actions workflow commands (``::error file=…,line=…::message``)."""
     lines = []
     for finding in result.sorted():
-        command = "error" if finding.level == "error" else ("warning" if finding.level == "warning" else "notice")
+        command = (
+            "error" if finding.level == "error" else ("warning" if finding.level == "warning" else "notice")
+        )
         props = [f"file={_gh_escape(finding.file, prop=True)}"]
         if finding.line:
             props.append(f"line={finding.line}")

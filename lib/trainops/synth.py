@@ -36,8 +36,21 @@ MANAGED_BY = "trainops"
 _KEY_PRIORITY: dict[str, int] = {
     key: index
     for index, key in enumerate(
-        ["apiVersion", "kind", "metadata", "name", "namespace", "generateName", "labels", "annotations",
-         "spec", "data", "stringData", "type", "image"]
+        [
+            "apiVersion",
+            "kind",
+            "metadata",
+            "name",
+            "namespace",
+            "generateName",
+            "labels",
+            "annotations",
+            "spec",
+            "data",
+            "stringData",
+            "type",
+            "image",
+        ]
     )
 }
 _QUANTITY_MAPS = frozenset({"limits", "requests"})

@@ -21,13 +21,9 @@ class KubeDumper(_BaseDumper):  # type: ignore[misc,valid-type]
 
 
 # go-yaml v2 reads y/Y/n/N as booleans; PyYAML's 1.1 resolver does not, so quote them too.
-KubeDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
-)
+KubeDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
 # YAML 1.2 readers (ruamel.yaml, go-yaml v3) read 0o17 as an int and 1e3 as a float.
-KubeDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$"), ["0"]
-)
+KubeDumper.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$"), ["0"])
 KubeDumper.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$"),

@@ -12,7 +12,19 @@ import yaml
 from trainops.errors import SchemaError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_FIELDS = ("name", "operator", "group", "kind", "versions", "repo", "tag", "url", "mirror_path", "sha256", "license")
+_FIELDS = (
+    "name",
+    "operator",
+    "group",
+    "kind",
+    "versions",
+    "repo",
+    "tag",
+    "url",
+    "mirror_path",
+    "sha256",
+    "license",
+)
 
 CACHE_ENV = "TRAINOPS_CACHE_DIR"
 MIRROR_ENV = "TRAINOPS_CRD_MIRROR"

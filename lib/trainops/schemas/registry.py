@@ -92,7 +92,9 @@ def core_schemas(kubernetes_version: str) -> CoreSchemas:
     versions = core_versions()
     if not match or int(match.group(1)) not in versions:
         shipped = ", ".join(f"1.{m}" for m in versions)
-        raise UsageError(f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})")
+        raise UsageError(
+            f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})"
+        )
     return _core_for_minor(int(match.group(1)))
 
 
@@ -158,7 +160,9 @@ class CoreSchemas:
         if key not in self._bundles:
             schema = self.schema_for(api_version, kind)
             self._bundles[key] = (
-                None if schema is None else KindSchema(api_version, kind, f"kubernetes 1.{self.minor}", schema)
+                None
+                if schema is None
+                else KindSchema(api_version, kind, f"kubernetes 1.{self.minor}", schema)
             )
         return self._bundles[key]
 
@@ -223,7 +227,9 @@ class SchemaRegistry:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise SchemaError(f"{path}: unreadable schema index ({exc}); run `trainops schemas sync`") from None
+            raise SchemaError(
+                f"{path}: unreadable schema index ({exc}); run `trainops schemas sync`"
+            ) from None
         for row in data.get("schemas", []):
             entry = CrdIndexEntry(
                 api_version=row["apiVersion"],
@@ -270,7 +276,9 @@ class SchemaRegistry:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise SchemaError(f"{path}: unreadable cached schema ({exc}); run `trainops schemas sync`") from None
+            raise SchemaError(
+                f"{path}: unreadable cached schema ({exc}); run `trainops schemas sync`"
+            ) from None
         schema = document["schema"]
         schema["$defs"] = self.core.closure([OBJECT_META_DEF])
         return KindSchema(

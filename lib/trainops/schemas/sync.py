@@ -165,7 +165,8 @@ def sync(
                 index.append(index_entry)
         index.sort(key=lambda e: (e["apiVersion"], e["kind"], e["operator"]))
         (staging / "index.json").write_text(
-            json.dumps({"catalog": digest, "schemas": index}, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+            json.dumps({"catalog": digest, "schemas": index}, indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
         )
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=".schemas.old.", dir=cache))

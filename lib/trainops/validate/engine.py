@@ -73,7 +73,9 @@ def validate_loaded(
     return findings
 
 
-def validate_document(document: Document, registry: SchemaRegistry, options: ValidateOptions) -> list[Finding]:
+def validate_document(
+    document: Document, registry: SchemaRegistry, options: ValidateOptions
+) -> list[Finding]:
     """Findings for one document."""
     data = document.data
     raws: list[_Raw] = [_Raw(parts, message, "yaml", "duplicate-key") for parts, message in document.problems]
@@ -93,7 +95,11 @@ def validate_document(document: Document, registry: SchemaRegistry, options: Val
     if schema is None:
         if options.unknown_kinds != "skip":
             level: Level = "error" if options.unknown_kinds == "error" else "warning"
-            raws.append(_Raw(("kind",), _unknown_kind_message(api_version, kind, registry), "unknown-kind", None, level))
+            raws.append(
+                _Raw(
+                    ("kind",), _unknown_kind_message(api_version, kind, registry), "unknown-kind", None, level
+                )
+            )
         return _locate(document, raws, data)
     raws.extend(_schema_errors(schema, data, options.max_messages))
     if schema.deprecated:
@@ -107,7 +113,9 @@ def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list
     for error in schema.validator.iter_errors(data):
         raws.extend(_explain(error, data))
         if len(raws) >= limit:
-            raws.append(_Raw((), f"more than {limit} schema errors; showing the first {limit}", "schema", None))
+            raws.append(
+                _Raw((), f"more than {limit} schema errors; showing the first {limit}", "schema", None)
+            )
             break
     return raws
 
@@ -118,7 +126,9 @@ def _explain(error: Any, data: dict[str, Any]) -> Iterable[_Raw]:
     name = type(kind).__name__
     if name == "AdditionalProperties":
         for field_name in kind.unexpected:
-            yield _Raw((*parts, field_name), f'unknown field "{field_name}"', "schema", "additionalProperties")
+            yield _Raw(
+                (*parts, field_name), f'unknown field "{field_name}"', "schema", "additionalProperties"
+            )
         return
     if name == "Required":
         yield _Raw(parts, f'missing required field "{kind.property}"', "schema", "required")

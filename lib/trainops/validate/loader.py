@@ -80,7 +80,9 @@ class Document:
                     break
                 mark = found[0].start_mark
                 node = found[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            elif (
+                isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value)
+            ):
                 node = node.value[part]
                 mark = node.start_mark
             else:
