@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from trainops.cluster import Cluster
 from trainops.constructs import DataVolume
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from trainops.constructs.props import duration_ms, half_quantity, require_image
 from trainops.quantity import parse_quantity
 
