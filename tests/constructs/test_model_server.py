@@ -160,6 +160,10 @@ def test_expose_twice_is_refused(chart: Any, test_cluster: Cluster) -> None:
             "ModelServer labels: 'app.kubernetes.io/name' is a selector",
         ),
         ({"env": {"A=B": "x"}}, "ModelServer env: 'A=B' is not a valid environment variable name"),
+        ({"model_name": ""}, "ModelServer model_name='': must be a non-empty name"),
+        ({"service_account": "Svc"}, "ModelServer service_account='Svc': must be a DNS-1123 label"),
+        ({"termination_grace_seconds": 0}, "ModelServer termination_grace_seconds=0: must be at least 1"),
+        ({"pre_stop_seconds": -1}, "ModelServer pre_stop_seconds=-1: must be at least 0"),
     ],
 )
 def test_bad_prop(chart: Any, test_cluster: Cluster, props: dict[str, Any], message: str) -> None:
@@ -182,6 +186,10 @@ def test_rwo_model_volume_with_several_replicas_is_refused(chart: Any, test_clus
         ({"port": 0}, "ModelService port=0: must be at least 1"),
         ({"port": 65536}, "ModelService port=65536: must be at most 65535"),
         ({"name": "1api"}, "ModelService name='1api': must be a DNS-1035 label"),
+        (
+            {"labels": {"tier": "on line"}},
+            "ModelService labels: label tier='on line' is not a valid label value",
+        ),
     ],
 )
 def test_bad_service_prop(chart: Any, test_cluster: Cluster, props: dict[str, Any], message: str) -> None:

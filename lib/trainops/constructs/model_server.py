@@ -300,12 +300,15 @@ class ModelServer(Construct):
 
     # -- integration --------------------------------------------------------------------------
 
-    def expose(self, *, port: int | None = None, name: str | None = None) -> ModelService:
+    def expose(
+        self, *, port: int | None = None, name: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> ModelService:
         """Expose the server in-cluster with a ClusterIP Service.
 
         Args:
             port: Service port. Default: the server's ``port``.
             name: Service name. Default: the server's ``name``.
+            labels: extra labels on the Service. Default: none.
 
         Returns:
             The new :class:`ModelService` (a child construct ``Service`` of this server).
@@ -315,7 +318,7 @@ class ModelServer(Construct):
         """
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
-        self._service = ModelService(self, "Service", server=self, port=port, name=name)
+        self._service = ModelService(self, "Service", server=self, port=port, name=name, labels=labels)
         return self._service
 
     def mark_autoscaled(self, autoscaler: Autoscaler, *, max_replicas: int) -> None:
