@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from trainops.findings import Finding, Level, Result, json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
-from trainops.validate.loader import Document, LoadedFile, load_file
+from trainops.validate.loader import Document, read_text, stream_text
 
 UnknownKinds = Literal["error", "warning", "skip"]
 
@@ -51,26 +51,28 @@ def validate_files(files: Sequence[str], registry: SchemaRegistry, options: Vali
     """
     result = Result()
     for path in files:
-        loaded = load_file(path)
         result.files += 1
-        result.extend(validate_loaded(loaded, registry, options, result))
+        validate_text(read_text(path), path, registry, options, result)
     return result
 
 
-def validate_loaded(
-    loaded: LoadedFile, registry: SchemaRegistry, options: ValidateOptions, result: Result | None = None
-) -> list[Finding]:
-    """Findings for one loaded file (its YAML error, if any, comes last)."""
-    findings: list[Finding] = []
-    for document in loaded.documents:
-        if document.data is None:
-            continue
-        if result is not None:
+def validate_text(
+    text: str,
+    path: str,
+    registry: SchemaRegistry,
+    options: ValidateOptions,
+    result: Result,
+    *,
+    line_offset: int = 0,
+    index_offset: int = 0,
+) -> None:
+    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``."""
+    for item in stream_text(text, path, line_offset=line_offset, index_offset=index_offset):
+        if isinstance(item, Finding):
+            result.findings.append(item)
+        elif item.data is not None:
             result.documents += 1
-        findings.extend(validate_document(document, registry, options))
-    if loaded.error is not None:
-        findings.append(loaded.error)
-    return findings
+            result.extend(validate_document(item, registry, options))
 
 
 def validate_document(

@@ -49,6 +49,7 @@ class Document:
         data: the constructed value (usually a dict).
         node: the composed node tree, for positions.
         problems: ``(parts, message)`` pairs found while constructing, e.g. duplicate keys.
+        line_offset: lines of the file before the parsed chunk (see :func:`stream_text`).
     """
 
     file: str
@@ -56,11 +57,12 @@ class Document:
     data: Any
     node: yaml.Node
     problems: list[tuple[tuple[str | int, ...], str]] = field(default_factory=list)
+    line_offset: int = 0
 
     @property
     def line(self) -> int:
         """1-based line where the document's content starts."""
-        return int(self.node.start_mark.line) + 1
+        return int(self.node.start_mark.line) + 1 + self.line_offset
 
     def locate(self, parts: Sequence[str | int]) -> tuple[int, int]:
         """1-based (line, column) of the node at ``parts``, or of its deepest existing ancestor.
@@ -87,7 +89,7 @@ class Document:
                 mark = node.start_mark
             else:
                 break
-        return int(mark.line) + 1, int(mark.column) + 1
+        return int(mark.line) + 1 + self.line_offset, int(mark.column) + 1
 
 
 @dataclass
@@ -129,29 +131,55 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
     return files
 
 
-def load_file(path: str) -> LoadedFile:
-    """Read and parse one file.
-
-    Never raises for bad content: a YAML syntax error becomes ``LoadedFile.error`` (a ``yaml``
-    finding with line and column); documents before it are kept.
+def read_text(path: str) -> str:
+    """Read a file as UTF-8 text.
 
     Raises:
         UsageError: the file cannot be read (permissions, not UTF-8).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise UsageError(f"{path}: {exc.strerror}") from None
-    return load_text(text, path)
+
+
+def load_file(path: str) -> LoadedFile:
+    """Read and parse one file, keeping every document (for small inputs; see :func:`stream_text`).
+
+    Never raises for bad content: a YAML syntax error becomes ``LoadedFile.error`` (a ``yaml``
+    finding with line and column); documents before it are kept.
+
+    Raises:
+        UsageError: the file cannot be read.
+    """
+    return load_text(read_text(path), path)
 
 
 def load_text(text: str, path: str = "<string>") -> LoadedFile:
     """Parse YAML text into documents; see :func:`load_file`."""
     documents: list[Document] = []
+    for item in stream_text(text, path):
+        if isinstance(item, Finding):
+            return LoadedFile(path, documents, item)
+        documents.append(item)
+    return LoadedFile(path, documents)
+
+
+def stream_text(text: str, path: str, *, line_offset: int = 0, index_offset: int = 0) -> Iterator[Document | Finding]:
+    """Yield the documents of ``text`` one at a time, then a ``yaml`` finding if parsing stopped early.
+
+    Streaming keeps memory flat on large inputs: a caller validates each document and drops it.
+
+    Args:
+        text: YAML text, possibly a chunk of a larger file.
+        path: file name for documents and findings.
+        line_offset: number of lines of the file before ``text`` (positions are shifted by it).
+        index_offset: number of documents of the file before ``text``.
+    """
     loader = _Loader(text)
-    index = 0
+    index = index_offset
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -159,15 +187,15 @@ def load_text(text: str, path: str = "<string>") -> LoadedFile:
                 break
             builder = _Builder()
             data = builder.build(node, ())
-            documents.append(Document(path, index, data, node, builder.problems))
+            yield Document(path, index, data, node, builder.problems, line_offset)
             index += 1
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = int(mark.line) + 1 if mark else None
+        line = int(mark.line) + 1 + line_offset if mark else None
         column = int(mark.column) + 1 if mark else None
         problem = exc.problem or exc.context or "invalid YAML"
         context = f" ({exc.context})" if exc.context and exc.problem else ""
-        error = Finding(
+        yield Finding(
             rule="yaml",
             level="error",
             message=f"invalid YAML: {problem}{context}",
@@ -176,13 +204,10 @@ def load_text(text: str, path: str = "<string>") -> LoadedFile:
             column=column,
             document=index,
         )
-        return LoadedFile(path, documents, error)
     except yaml.YAMLError as exc:
-        error = Finding(rule="yaml", level="error", message=f"invalid YAML: {exc}", file=path, document=index)
-        return LoadedFile(path, documents, error)
+        yield Finding(rule="yaml", level="error", message=f"invalid YAML: {exc}", file=path, document=index)
     finally:
         loader.dispose()
-    return LoadedFile(path, documents)
 
 
 class _Builder:
@@ -275,7 +300,3 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     return value
 
 
-def iter_documents(files: Sequence[str]) -> Iterator[LoadedFile]:
-    """Load each file in order."""
-    for path in files:
-        yield load_file(path)
