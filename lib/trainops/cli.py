@@ -59,6 +59,12 @@ def synth(cluster: str | None, out: str) -> None:
 @click.option(
     "--cache-dir", type=click.Path(file_okay=False), help="Schema cache (default: .trainops-cache)."
 )
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Processes for large inputs (>= 4 MiB). Default: the number of CPUs.",
+)
 def validate(
     paths: tuple[str, ...],
     kubernetes_version: str | None,
@@ -67,6 +73,7 @@ def validate(
     fmt: str,
     strict: bool,
     cache_dir: str | None,
+    workers: int | None,
 ) -> None:
     """Validate YAML files or directories against Kubernetes and CRD schemas, strictly.
 
@@ -84,6 +91,7 @@ def validate(
                 fmt=fmt,
                 strict=strict,
                 cache_dir=Path(cache_dir) if cache_dir else None,
+                workers=workers,
             )
         )
     )

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from rich.console import Console
 
 from trainops.cluster import Cluster
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir, find_root
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
-from trainops.validate.engine import UnknownKinds, ValidateOptions, validate_files
+from trainops.validate.engine import UnknownKinds, ValidateOptions, validate_files, validate_parallel
 from trainops.validate.loader import expand_paths
 
 
@@ -28,6 +32,28 @@ class ValidateCommand:
     fmt: str = "auto"
     strict: bool = False
     cache_dir: Path | None = None
+    workers: int | None = None
+
+
+#: Inputs at least this large (bytes) are validated by several processes.
+PARALLEL_BYTES = 4 << 20
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr when stderr is a terminal; otherwise no callback."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task("validating", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def declared_clusters(root: Path | None = None) -> tuple[Cluster, ...]:
@@ -79,6 +105,13 @@ def run_validate(options: ValidateCommand) -> int:
     files = expand_paths(options.paths)
     version, operators = resolve_target(options.kubernetes_version, options.cluster)
     registry = SchemaRegistry(version, options.cache_dir or default_cache_dir(), operators)
-    result = validate_files(files, registry, ValidateOptions(unknown_kinds=options.unknown_kinds))
+    validate_options = ValidateOptions(unknown_kinds=options.unknown_kinds)
+    workers = options.workers if options.workers is not None else (os.cpu_count() or 1)
+    size = sum(os.path.getsize(f) for f in files)
+    if workers > 1 and size >= PARALLEL_BYTES:
+        with _progress() as progress:
+            result = validate_parallel(files, registry, validate_options, workers=workers, progress=progress)
+    else:
+        result = validate_files(files, registry, validate_options)
     sys.stdout.write(render(result, options.fmt))
     return EXIT_FINDINGS if result.failed(strict=options.strict) else EXIT_OK

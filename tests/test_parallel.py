@@ -1,0 +1,46 @@
+"""Parallel validation gives exactly the serial findings, chunks included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trainops.schemas.registry import SchemaRegistry
+from trainops.validate.engine import ValidateOptions, plan_units, validate_files, validate_parallel
+
+GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: v\n"
+BAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: 1\n"
+
+
+def _corpus(path: Path, broken_yaml_at: int | None = None) -> Path:
+    docs = []
+    for i in range(60):
+        docs.append((BAD if i % 7 == 0 else GOOD).format(i=i))
+        if i == broken_yaml_at:
+            docs.append("kind: [unclosed\n")
+    path.write_text("---\n".join(docs))
+    return path
+
+
+def test_plan_units_cut_at_document_starts(tmp_path: Path) -> None:
+    data = _corpus(tmp_path / "c.yaml").read_bytes()
+    units = plan_units("c.yaml", data, chunk_bytes=500)
+    assert len(units) > 3
+    assert b"".join(data[u.start : u.end] for u in units) == data
+    assert all(data[u.start : u.start + 4] == b"---\n" for u in units[1:])
+    assert all(u.line_offset == data.count(b"\n", 0, u.start) for u in units)
+
+
+@pytest.mark.parametrize("broken", [None, 30], ids=["valid-yaml", "yaml-error-mid-file"])
+def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: int | None) -> None:
+    import trainops.validate.engine as engine
+
+    path = str(_corpus(tmp_path / "c.yaml", broken))
+    registry = SchemaRegistry("1.34", None)
+    serial = validate_files([path], registry, ValidateOptions())
+    monkeypatch.setattr(engine, "CHUNK_BYTES", 400)
+    parallel = validate_parallel([path], registry, ValidateOptions(), workers=2)
+    assert parallel.sorted() == serial.sorted()
+    assert (parallel.documents, parallel.files) == (serial.documents, serial.files)
+    assert serial.count("error") > 0
