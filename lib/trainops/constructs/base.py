@@ -99,5 +99,3 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObje
     if patches:
         api_object.add_json_patch(*patches)
     return api_object
-
-
