@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from trainops.findings import Finding, Level, Result, json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
+from trainops.validate.issues import Issue
 from trainops.validate.loader import Document, read_text, stream_text
 
 UnknownKinds = Literal["error", "warning", "skip"]
@@ -34,15 +35,6 @@ class ValidateOptions:
 
     unknown_kinds: UnknownKinds = "error"
     max_messages: int = 50
-
-
-@dataclass(frozen=True)
-class _Raw:
-    parts: tuple[str | int, ...]
-    message: str
-    rule: str
-    keyword: str | None
-    level: Level = "error"
 
 
 def validate_files(files: Sequence[str], registry: SchemaRegistry, options: ValidateOptions) -> Result:
@@ -83,17 +75,19 @@ def validate_document(
 ) -> list[Finding]:
     """Findings for one document."""
     data = document.data
-    raws: list[_Raw] = [_Raw(parts, message, "yaml", "duplicate-key") for parts, message in document.problems]
+    raws: list[Issue] = [
+        Issue(parts, message, "yaml", "duplicate-key") for parts, message in document.problems
+    ]
     if not isinstance(data, dict):
-        raws.append(_Raw((), f"document is not a mapping (got {_type_name(data)})", "yaml", None))
+        raws.append(Issue((), f"document is not a mapping (got {_type_name(data)})", "yaml", None))
         return _locate(document, raws, {})
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if api_version is None and kind is None:
-        raws.append(_Raw((), "not a Kubernetes object: no apiVersion and no kind", "schema", "required"))
+        raws.append(Issue((), "not a Kubernetes object: no apiVersion and no kind", "schema", "required"))
         return _locate(document, raws, data)
     for field_name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
-            raws.append(_Raw((field_name,), f"missing or empty {field_name}", "schema", "required"))
+            raws.append(Issue((field_name,), f"missing or empty {field_name}", "schema", "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return _locate(document, raws, data)
     schema = registry.get(api_version, kind)
@@ -101,7 +95,7 @@ def validate_document(
         if options.unknown_kinds != "skip":
             level: Level = "error" if options.unknown_kinds == "error" else "warning"
             raws.append(
-                _Raw(
+                Issue(
                     ("kind",), _unknown_kind_message(api_version, kind, registry), "unknown-kind", None, level
                 )
             )
@@ -109,39 +103,39 @@ def validate_document(
     raws.extend(_schema_errors(schema, data, options.max_messages))
     if schema.deprecated:
         warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
-        raws.append(_Raw(("apiVersion",), warning, "deprecated-api", None, "warning"))
+        raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
     return _locate(document, raws, data)
 
 
-def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list[_Raw]:
-    raws: list[_Raw] = []
+def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list[Issue]:
+    raws: list[Issue] = []
     for error in schema.validator.iter_errors(data):
         raws.extend(_explain(error, data))
         if len(raws) >= limit:
             raws.append(
-                _Raw((), f"more than {limit} schema errors; showing the first {limit}", "schema", None)
+                Issue((), f"more than {limit} schema errors; showing the first {limit}", "schema", None)
             )
             break
     return raws
 
 
-def _explain(error: Any, data: dict[str, Any]) -> Iterable[_Raw]:
+def _explain(error: Any, data: dict[str, Any]) -> Iterable[Issue]:
     parts = tuple(error.instance_path)
     kind = error.kind
     name = type(kind).__name__
     if name == "AdditionalProperties":
         for field_name in kind.unexpected:
-            yield _Raw(
+            yield Issue(
                 (*parts, field_name), f'unknown field "{field_name}"', "schema", "additionalProperties"
             )
         return
     if name == "Required":
-        yield _Raw(parts, f'missing required field "{kind.property}"', "schema", "required")
+        yield Issue(parts, f'missing required field "{kind.property}"', "schema", "required")
         return
     if name == "Type":
         expected = [t for t in _types(kind) if t != "null"]
         value = _value_at(data, parts)
-        yield _Raw(
+        yield Issue(
             parts,
             f"expected {' or '.join(expected)}, got {_type_name(value)} {_short(value)}".rstrip(),
             "schema",
@@ -149,7 +143,7 @@ def _explain(error: Any, data: dict[str, Any]) -> Iterable[_Raw]:
         )
         return
     keyword = str(error.schema_path[-1]) if error.schema_path else None
-    yield _Raw(parts, str(error.message), "schema", keyword)
+    yield Issue(parts, str(error.message), "schema", keyword)
 
 
 def _types(kind: Any) -> list[str]:
@@ -186,7 +180,7 @@ def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry)
     return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
 
 
-def _locate(document: Document, raws: list[_Raw], data: Any) -> list[Finding]:
+def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
     if not raws:
         return []
     raws = list(dict.fromkeys(raws))  # the same error reached through several schema branches
