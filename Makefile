@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+LINT_DIRS := $(wildcard lib apps tests bench)
 
 .PHONY: install run test lint pytest bench synth schemas clean
 
@@ -31,8 +32,8 @@ synth: $(STAMP)
 test: lint pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check lib apps tests bench
-	$(BIN)/ruff format --check lib apps tests bench
+	$(BIN)/ruff check $(LINT_DIRS)
+	$(BIN)/ruff format --check $(LINT_DIRS)
 	$(BIN)/mypy
 
 pytest: schemas

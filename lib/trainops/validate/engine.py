@@ -75,9 +75,7 @@ def validate_document(
 ) -> list[Finding]:
     """Findings for one document."""
     data = document.data
-    raws: list[Issue] = [
-        Issue(parts, message, "yaml", "duplicate-key") for parts, message in document.problems
-    ]
+    raws: list[Issue] = [*document.problems]
     if not isinstance(data, dict):
         raws.append(Issue((), f"document is not a mapping (got {_type_name(data)})", "yaml", None))
         return _locate(document, raws, {})

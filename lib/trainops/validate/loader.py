@@ -24,6 +24,7 @@ import yaml
 
 from trainops.errors import UsageError
 from trainops.findings import Finding, json_path
+from trainops.validate.issues import Issue
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -37,6 +38,9 @@ _TRUE = frozenset({"yes", "true", "on", "y"})
 _SEXAGESIMAL = re.compile(r":")
 
 YAML_SUFFIXES = (".yaml", ".yml")
+# go-yaml v2 (sigs.k8s.io/yaml) reads these as booleans; PyYAML's YAML 1.1 resolver does not.
+_YAML11_SHORT_BOOLS = frozenset({"y", "Y", "n", "N"})
+_LEGACY_OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
 
 
 @dataclass
@@ -48,7 +52,8 @@ class Document:
         index: 0-based index of the document in the file (empty documents count).
         data: the constructed value (usually a dict).
         node: the composed node tree, for positions.
-        problems: ``(parts, message)`` pairs found while constructing, e.g. duplicate keys.
+        problems: issues found while constructing: duplicate keys (errors) and plain scalars whose
+            meaning depends on the YAML version (warnings).
         line_offset: lines of the file before the parsed chunk (see :func:`stream_text`).
     """
 
@@ -56,7 +61,7 @@ class Document:
     index: int
     data: Any
     node: yaml.Node
-    problems: list[tuple[tuple[str | int, ...], str]] = field(default_factory=list)
+    problems: list[Issue] = field(default_factory=list)
     line_offset: int = 0
 
     @property
@@ -167,7 +172,9 @@ def load_text(text: str, path: str = "<string>") -> LoadedFile:
     return LoadedFile(path, documents)
 
 
-def stream_text(text: str, path: str, *, line_offset: int = 0, index_offset: int = 0) -> Iterator[Document | Finding]:
+def stream_text(
+    text: str, path: str, *, line_offset: int = 0, index_offset: int = 0
+) -> Iterator[Document | Finding]:
     """Yield the documents of ``text`` one at a time, then a ``yaml`` finding if parsing stopped early.
 
     Streaming keeps memory flat on large inputs: a caller validates each document and drops it.
@@ -211,21 +218,49 @@ def stream_text(text: str, path: str, *, line_offset: int = 0, index_offset: int
 
 
 class _Builder:
-    """Construct plain values from composed nodes, recording duplicate keys."""
+    """Construct plain values from composed nodes, recording duplicate keys and YAML 1.1 traps."""
 
     __slots__ = ("problems",)
 
     def __init__(self) -> None:
-        self.problems: list[tuple[tuple[str | int, ...], str]] = []
+        self.problems: list[Issue] = []
 
     def build(self, node: yaml.Node, parts: tuple[str | int, ...]) -> Any:
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
+            value = _scalar(node)
+            if not node.style and _maybe_ambiguous(node.tag, node.value):
+                return self._ambiguous(node, value, parts)
+            return value
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*parts, i)) for i, item in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, parts)
         return None  # pragma: no cover - composer yields only the three node kinds
+
+    def _ambiguous(self, node: yaml.ScalarNode, value: Any, parts: tuple[str | int, ...]) -> Any:
+        """Flag plain scalars that YAML 1.1 (the API server) and YAML 1.2 read differently."""
+        text: str = node.value
+        message = None
+        if node.tag == _STR:
+            if text in _YAML11_SHORT_BOOLS:
+                value = text in ("y", "Y")
+                message = f"unquoted {text} is the boolean {str(value).lower()} for the API server (YAML 1.1); quote it for a string"
+        elif node.tag == _BOOL:
+            if text.lower() not in ("true", "false"):
+                message = (
+                    f"unquoted {text} is the boolean {str(value).lower()} for the API server (YAML 1.1) "
+                    f"but a string for YAML 1.2 tools; write {str(value).lower()} or quote it"
+                )
+        elif isinstance(value, str):  # sexagesimal int/float kept as a string
+            message = f"unquoted {text} is a base-60 number for YAML 1.1 tools but a string for the API server; quote it"
+        elif _LEGACY_OCTAL.match(text):
+            message = (
+                f"unquoted {text} is the octal number {value} for the API server (YAML 1.1) "
+                f"but {int(text.replace('_', ''), 10)} for YAML 1.2 tools; write {value} to be unambiguous"
+            )
+        if message is not None:
+            self.problems.append(Issue(parts, message, "yaml", "yaml-1.1", "warning"))
+        return value
 
     def _mapping(self, node: yaml.MappingNode, parts: tuple[str | int, ...]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -241,12 +276,28 @@ class _Builder:
             key = _key(key_node)
             if key in out:
                 self.problems.append(
-                    ((*parts, key), f'duplicate key "{key}" (the API server rejects duplicate fields)')
+                    Issue(
+                        (*parts, key),
+                        f'duplicate key "{key}" (the API server rejects duplicate fields)',
+                        "yaml",
+                        "duplicate-key",
+                    )
                 )
             out[key] = self.build(value_node, (*parts, key))
         for k, v in merged.items():
             out.setdefault(k, v)
         return out
+
+
+def _maybe_ambiguous(tag: str, text: str) -> bool:
+    """Cheap pre-check before :meth:`_Builder._ambiguous` (it runs for every plain scalar)."""
+    if tag == _STR:
+        return text in _YAML11_SHORT_BOOLS
+    if tag == _BOOL:
+        return True
+    if tag in (_INT, _FLOAT):
+        return ":" in text or text.lstrip("+-")[:1] == "0"
+    return False
 
 
 def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
@@ -298,5 +349,3 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if tag == _NULL:
         return None
     return value
-
-
