@@ -10,8 +10,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-
 from trainops.cluster import Cluster
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.report import render
@@ -45,6 +43,7 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
     if not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(file=sys.stderr), transient=True) as bar:

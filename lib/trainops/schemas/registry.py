@@ -8,8 +8,12 @@ definitions it reaches and compiled once per process with jsonschema-rs (draft 2
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -24,6 +28,8 @@ from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
 _REF = re.compile(r'"\$ref":\s*"(?:[^"#]*)#/\$defs/([^"]+)"')
 _VERSION_DIR = re.compile(r"^v1\.(\d+)\.0-local-strict$")
 QUANTITY_DEF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+#: Bump when bundling or patching changes, so stale on-disk bundles are not reused.
+BUNDLE_FORMAT = "trainops-bundle-1"
 #: apimachinery resource.Quantity grammar (quantity.go), as a regular expression.
 QUANTITY_PATTERN = (
     r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
@@ -64,11 +70,16 @@ class KindSchema:
         return self._validator
 
 
+@lru_cache(maxsize=1)
 def core_versions() -> dict[int, Path]:
-    """Kubernetes minors shipped by kubernetes-validate → their strict schema directory."""
-    import kubernetes_validate
+    """Kubernetes minors shipped by kubernetes-validate → their strict schema directory.
 
-    base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    The package is located, not imported (importing it pulls in jsonschema: ~70 ms of start-up).
+    """
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or spec.origin is None:  # pragma: no cover - a pinned dependency
+        raise SchemaError("the kubernetes-validate package is not installed (run `make install`)")
+    base = Path(spec.origin).parent / "kubernetes-json-schema"
     out: dict[int, Path] = {}
     for child in base.iterdir():
         match = _VERSION_DIR.match(child.name)
@@ -82,8 +93,10 @@ def newest_kubernetes_version() -> str:
     return f"1.{max(core_versions())}"
 
 
-def core_schemas(kubernetes_version: str) -> CoreSchemas:
+def core_schemas(kubernetes_version: str, cache_dir: Path | None = None) -> CoreSchemas:
     """The (process-wide, shared) :class:`CoreSchemas` of ``kubernetes_version`` (``"1.N"``).
+
+    ``cache_dir`` (the schema cache root) keeps bundled per-kind schemas on disk between runs.
 
     Raises:
         UsageError: the package ships no schemas for that minor.
@@ -95,12 +108,12 @@ def core_schemas(kubernetes_version: str) -> CoreSchemas:
         raise UsageError(
             f"--kubernetes-version {kubernetes_version!r}: no schemas for it (shipped: {shipped})"
         )
-    return _core_for_minor(int(match.group(1)))
+    return _core_for_minor(int(match.group(1)), cache_dir)
 
 
-@lru_cache(maxsize=4)
-def _core_for_minor(minor: int) -> CoreSchemas:
-    return CoreSchemas(minor, core_versions()[minor])
+@lru_cache(maxsize=8)
+def _core_for_minor(minor: int, cache_dir: Path | None) -> CoreSchemas:
+    return CoreSchemas(minor, core_versions()[minor], cache_dir)
 
 
 class CoreSchemas:
@@ -109,12 +122,27 @@ class CoreSchemas:
     Args:
         minor: the Kubernetes minor, e.g. 34.
         directory: kubernetes-validate's ``v1.N.0-local-strict`` directory.
+        cache_dir: schema cache root; bundles are kept under ``compiled/<digest>/`` where the digest
+            is the sha256 of ``_definitions.json`` plus :data:`BUNDLE_FORMAT`. ``None``: no disk cache.
     """
 
-    def __init__(self, minor: int, directory: Path) -> None:
+    def __init__(self, minor: int, directory: Path, cache_dir: Path | None = None) -> None:
         self.minor = minor
         self.directory = directory
+        self.cache_dir = cache_dir
         self._bundles: dict[tuple[str, str], KindSchema | None] = {}
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 of this minor's ``_definitions.json`` and the bundle format (the disk-cache key)."""
+        data = (self.directory / "_definitions.json").read_bytes()
+        return hashlib.sha256(data + BUNDLE_FORMAT.encode()).hexdigest()
+
+    def _bundle_path(self, api_version: str, kind: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        name = f"{api_version.replace('/', '_')}_{kind}.json"
+        return self.cache_dir / "compiled" / f"core-1.{self.minor}-{self.digest[:16]}" / name
 
     @cached_property
     def definitions(self) -> dict[str, Any]:
@@ -158,13 +186,26 @@ class CoreSchemas:
         """The compiled-on-demand schema of a built-in kind, shared by every registry of this minor."""
         key = (api_version, kind)
         if key not in self._bundles:
-            schema = self.schema_for(api_version, kind)
+            schema = self._cached_bundle(api_version, kind)
             self._bundles[key] = (
                 None
                 if schema is None
                 else KindSchema(api_version, kind, f"kubernetes 1.{self.minor}", schema)
             )
         return self._bundles[key]
+
+    def _cached_bundle(self, api_version: str, kind: str) -> dict[str, Any] | None:
+        path = self._bundle_path(api_version, kind)
+        if path is not None and path.is_file():
+            try:
+                cached: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+                return cached
+            except (OSError, ValueError):
+                pass  # a damaged cache entry is rebuilt below
+        schema = self.schema_for(api_version, kind)
+        if schema is not None and path is not None:
+            _write_atomic(path, json.dumps(schema, separators=(",", ":"), sort_keys=True))
+        return schema
 
     def schema_for(self, api_version: str, kind: str) -> dict[str, Any] | None:
         """The bundled schema of a built-in kind, or ``None`` when the minor has no such kind."""
@@ -211,7 +252,7 @@ class SchemaRegistry:
         cache_dir: Path | None,
         operators: Mapping[str, str] | None = None,
     ) -> None:
-        self.core = core_schemas(kubernetes_version)
+        self.core = core_schemas(kubernetes_version, cache_dir)
         self.kubernetes_version = f"1.{self.core.minor}"
         self.cache_dir = cache_dir
         self.operators = dict(operators) if operators is not None else None
@@ -291,6 +332,18 @@ class SchemaRegistry:
             openapi=document.get("openAPIV3Schema"),
             namespaced=entry.namespaced,
         )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary sibling and rename; failures only skip caching."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _relocal(schema: dict[str, Any]) -> dict[str, Any]:
