@@ -98,11 +98,30 @@ def validate_document(
                 )
             )
         return _locate(document, raws, data)
+    if schema.openapi is not None:
+        _prune_nulls(data)
     raws.extend(_schema_errors(schema, data, options.max_messages))
     if schema.deprecated:
         warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
         raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
     return _locate(document, raws, data)
+
+
+def _prune_nulls(value: Any) -> None:
+    """Drop ``null`` object fields in place, as the API server does for custom resources.
+
+    apiextensions-apiserver prunes null values of fields that are not ``nullable`` before
+    defaulting and validation ("Defaulting and Nullable", Kubernetes CRD docs), so ``command: ~``
+    means "no command". Nullable fields are rare; dropping their nulls too loses no check.
+    """
+    if isinstance(value, dict):
+        for key in [k for k, v in value.items() if v is None]:
+            del value[key]
+        for item in value.values():
+            _prune_nulls(item)
+    elif isinstance(value, list):
+        for item in value:
+            _prune_nulls(item)
 
 
 def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list[Issue]:
