@@ -43,3 +43,23 @@ def test_pruned_required_null_is_missing(cli: Any, tmp_path: Path) -> None:
         '$.spec.pytorchReplicaSpecs.Master.template.spec.containers[0]: missing required field "name"'
         in run.out
     )
+
+
+def test_deprecated_crd_version_is_a_warning_with_its_text(cli: Any, tmp_path: Path) -> None:
+    from conftest import EXAMPLES
+
+    source = EXAMPLES / "kueue/site/static/examples/admin/single-clusterqueue-setup.yaml"
+    text = source.read_text()
+    assert cli("validate", str(source)).code == 0
+    path = tmp_path / "queues.yaml"
+    path.write_text(
+        text.replace("kueue.x-k8s.io/v1beta2\nkind: LocalQueue", "kueue.x-k8s.io/v1beta1\nkind: LocalQueue")
+    )
+    run = cli("validate", "-o", "text", str(path))
+    assert run.code == 0
+    line = next(out for out in run.out.splitlines() if "deprecated" in out)
+    assert "LocalQueue/" in line
+    assert line.endswith(
+        "$.apiVersion: warning: This version is deprecated. Use v1beta2 instead. [deprecated-api]"
+    )
+    assert cli("validate", "--strict", str(path)).code == 1
