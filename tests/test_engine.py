@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 PYTORCHJOB = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata:
@@ -63,3 +65,37 @@ def test_deprecated_crd_version_is_a_warning_with_its_text(cli: Any, tmp_path: P
         "$.apiVersion: warning: This version is deprecated. Use v1beta2 instead. [deprecated-api]"
     )
     assert cli("validate", "--strict", str(path)).code == 1
+
+
+MPI_CLUSTERS = """
+from trainops.cluster import Cluster
+
+CLUSTERS = (
+    Cluster(name="v1-jobs", kubernetes_version="1.33", operators={"training-operator": "v1.9.4"}),
+    Cluster(name="mpi-v2", kubernetes_version="1.34", operators={"mpi-operator": "v0.8.0"}),
+)
+"""
+
+
+def test_mpijob_version_resolved_from_declared_operators(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import EXAMPLES, REPO
+
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "catalog.yaml").write_text((REPO / "schemas" / "catalog.yaml").read_text())
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "clusters.py").write_text(MPI_CLUSTERS)
+    monkeypatch.chdir(tmp_path)
+    v1 = EXAMPLES / "training-operator/examples/mpi/tensorflow-mnist-elastic.yaml"
+    v2 = EXAMPLES / "mpi-operator/examples/v2beta1/pi/pi-mpich.yaml"
+    assert cli("validate", "--cluster", "v1-jobs", str(v1)).code == 0
+    assert cli("validate", "--cluster", "mpi-v2", str(v2)).code == 0
+    run = cli("validate", "-o", "text", "--cluster", "mpi-v2", str(v1))
+    assert run.code == 1
+    assert (
+        "kubeflow.org/v1 MPIJob is served by training-operator, which the target cluster does not run; "
+        "the cluster serves MPIJob as kubeflow.org/v2beta1 [unknown-kind]"
+    ) in run.out
+    wrong = cli("validate", "-o", "text", "--cluster", "v1-jobs", str(v2))
+    assert wrong.code == 1 and "kubeflow.org/v2beta1 MPIJob is served by mpi-operator" in wrong.out

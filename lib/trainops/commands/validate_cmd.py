@@ -80,23 +80,25 @@ def declared_clusters(root: Path | None = None) -> tuple[Cluster, ...]:
 def resolve_target(
     kubernetes_version: str | None, cluster: str | None
 ) -> tuple[str, Mapping[str, str] | None]:
-    """Pick (Kubernetes minor, operators) from the options, apps/clusters.py or the newest shipped.
+    """Pick (Kubernetes minor, installed operators) for a validate run.
+
+    With ``--cluster`` both come from that cluster in apps/clusters.py; otherwise the minor is the
+    first declared cluster's (else the newest shipped) and every catalogued operator is assumed.
+    ``--kubernetes-version`` always wins for the minor.
 
     Raises:
         UsageError: ``cluster`` is not declared.
     """
     clusters = declared_clusters()
-    target: Cluster | None = None
     if cluster is not None:
         matches = [c for c in clusters if c.name == cluster]
         if not matches:
             known = ", ".join(c.name for c in clusters) or "none"
             raise UsageError(f"--cluster {cluster!r}: not in apps/clusters.py (declared: {known})")
         target = matches[0]
-    elif clusters:
-        target = clusters[0]
-    version = kubernetes_version or (target.kubernetes_version if target else newest_kubernetes_version())
-    return version, (dict(target.operators) if target else None)
+        return kubernetes_version or target.kubernetes_version, dict(target.operators)
+    default = clusters[0].kubernetes_version if clusters else newest_kubernetes_version()
+    return kubernetes_version or default, None
 
 
 def run_validate(options: ValidateCommand) -> int:

@@ -291,12 +291,32 @@ class SchemaRegistry:
         return bool(self._crds)
 
     def crd_entry(self, api_version: str, kind: str) -> CrdIndexEntry | None:
-        """The cache entry serving (apiVersion, kind) on this target, if any."""
+        """The cache entry serving (apiVersion, kind) on this target, if any.
+
+        With declared operators only an installed operator's CRD serves it: MPIJob
+        ``kubeflow.org/v1`` exists on a Training Operator cluster, not on an mpi-operator one.
+        """
         candidates = self._crds.get((api_version, kind), [])
         if self.operators is not None:
-            installed = [c for c in candidates if c.operator in self.operators]
-            candidates = installed or candidates
+            candidates = [c for c in candidates if c.operator in self.operators]
         return candidates[0] if candidates else None
+
+    def not_installed(self, api_version: str, kind: str) -> list[str]:
+        """Catalogued operators that would serve (apiVersion, kind) but are not installed on the target."""
+        if self.operators is None:
+            return []
+        return sorted(
+            {c.operator for c in self._crds.get((api_version, kind), []) if c.operator not in self.operators}
+        )
+
+    def served_versions(self, kind: str, group: str) -> list[str]:
+        """apiVersions of ``kind`` in ``group`` that the target serves (installed operators only)."""
+        out = set()
+        for (api_version, entry_kind), entries in self._crds.items():
+            installed = any(self.operators is None or e.operator in self.operators for e in entries)
+            if entry_kind == kind and api_version.split("/")[0] == group and installed:
+                out.add(api_version)
+        return sorted(out)
 
     def get(self, api_version: str, kind: str) -> KindSchema | None:
         """The schema of (apiVersion, kind), or ``None`` when neither core nor a CRD defines it."""

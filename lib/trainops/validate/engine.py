@@ -193,6 +193,12 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:
+    missing = registry.not_installed(api_version, kind)
+    if missing:
+        group = api_version.split("/")[0]
+        served = registry.served_versions(kind, group)
+        also = f"; the cluster serves {kind} as {', '.join(served)}" if served else ""
+        return f"{api_version} {kind} is served by {', '.join(missing)}, which the target cluster does not run{also}"
     hint = "" if registry.has_crds else "; no CRD schemas cached (run `trainops schemas sync`)"
     return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
 
