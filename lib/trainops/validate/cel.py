@@ -1,0 +1,829 @@
+"""Offline evaluation of CRD ``x-kubernetes-validations`` (CEL) rules, as the API server does it.
+
+Shapes::
+
+    validator = CelValidator.for_schema(crd["spec"]["versions"][i]["schema"]["openAPIV3Schema"])
+    validator.census            # RuleCensus: total / compiled / evaluated / skipped_transition / errors
+    validator.validate(obj)     # list[CelViolation] for one custom resource (a dict from YAML)
+
+:meth:`CelValidator.for_schema` compiles every rule once, with ``self`` declared as the CEL type of
+the schema node that carries the rule (``object`` → ``map(string, dyn)``, ``additionalProperties`` →
+``map(string, T)``, ``array`` → ``list(T)``, ``integer`` → ``int``, ``number`` → ``double``,
+``boolean`` → ``bool``, ``string`` → ``string``, or ``timestamp`` / ``duration`` / ``bytes`` for the
+``date``/``date-time``/``duration``/``byte`` formats; ``x-kubernetes-int-or-string``, and
+``x-kubernetes-preserve-unknown-fields`` without ``properties``, → ``dyn``). :meth:`CelValidator.validate` then walks the
+object along the schema (``properties``, ``items``, ``additionalProperties``, and rules under
+``allOf``) and evaluates each rule against every value at its position. It never raises for bad
+input: compile and evaluation errors come back as violations.
+
+Kubernetes semantics reproduced (sources: ``k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/
+validation.go`` and ``compilation.go``, ``k8s.io/apiserver/pkg/cel/common/{schemas,values}.go`` and
+``escaping.go``; https://kubernetes.io/docs/reference/using-api/cel/ ):
+
+* The object is first *defaulted and pruned* as the API server stores it: absent properties with a
+  ``default`` get it, ``null`` in a non-nullable property counts as absent, unknown fields are not
+  visible (``has(self.unknown)`` is false). At the root of the resource and of every
+  ``x-kubernetes-embedded-resource``, ``self`` holds ``apiVersion``, ``kind`` and ``metadata`` with
+  only ``name`` and ``generateName``.
+* Property names are exposed escaped (``foo-bar`` → ``foo__dash__bar``, ``a.b`` → ``a__dot__b``,
+  ``namespace`` → ``__namespace__``); CEL reserved words are also reachable unescaped, since current
+  Kubernetes accepts rules such as JobSet's ``t.metadata.namespace``.
+* A rule is not evaluated when its value is absent or null. Rules that reference ``oldSelf``
+  (transition rules) only run on updates; offline there is no stored object, so they are *skipped*
+  and listed in the census with :data:`TRANSITION_REASON`. A rule with ``optionalOldSelf: true`` is
+  evaluated with ``oldSelf`` = ``optional.none()``, as on create.
+* A false rule yields its ``messageExpression`` (when it evaluates to a non-empty one-line string),
+  else its ``message``, else ``failed rule: <rule>``; its ``fieldPath`` is appended to the rule's
+  position and its ``reason`` is passed on. An evaluation error (no such key, integer overflow,
+  a type mismatch in the data ...) yields ``rule evaluation error: <detail>`` at the rule's position.
+* The Kubernetes CEL environment: strings extension v2, optional syntax (``?.``, ``[?k]``,
+  ``.orValue()``), sets, two-variable comprehensions, and the Kubernetes libraries in
+  :mod:`trainops.validate.cel_k8s` (lists, regex, URLs, quantity, IP, CIDR).
+
+Not reproduced: cost limits (not needed offline); order-insensitive equality of
+``x-kubernetes-list-type: set/map`` lists; compile-time rejection of undeclared fields (objects
+are ``map(string, dyn)``, so ``self.typo`` fails at run time as a "no such key" evaluation error);
+cross-type numeric comparisons (``self.replicas < 1.5``) are not accepted by the cel-cpp type
+checker, so such rules are compiled without type checking and checked at run time instead; the
+format, semver, image and authz libraries (see :mod:`trainops.validate.cel_k8s` for the reasons).
+
+What was learnt about cel-expr-python 0.1.3 (the official cel-cpp wrapper) is documented in
+:mod:`trainops.validate.cel_k8s`. Two more points matter here: ``NewEnvConfigFromYaml`` is the way
+to enable cel-cpp's own extensions (sets, two-variable comprehensions), and evaluation never raises
+for data problems: errors come back as values of type ``ERROR`` whose text starts with a status code
+(``OUT_OF_RANGE: integer overflow``), which :func:`_clean_error` strips.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import datetime
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from cel_expr_python import cel
+
+from trainops.validate import cel_k8s
+
+#: Why a transition rule is not evaluated (the reason recorded in the census).
+TRANSITION_REASON: Final = (
+    "transition rule: it references oldSelf, which only exists when an update is checked against "
+    "the stored object; offline validation has no stored object"
+)
+
+RuleStatus = Literal["evaluated", "skipped", "error"]
+_PathPart = str | int
+
+
+@dataclass(frozen=True)
+class CelViolation:
+    """One failed or failing ``x-kubernetes-validations`` rule on one value.
+
+    Args:
+        path: JSON path of the offending value, e.g. ``$.spec.replicatedJobs[0].replicas``
+            (``$`` is the resource); the rule's ``fieldPath`` is appended to the rule's position.
+        message: the rule's evaluated ``messageExpression`` or ``message``, ``failed rule: <rule>``,
+            or ``rule evaluation error: …`` / ``rule compile error: …``.
+        rule: the CEL source of the rule.
+        reason: the rule's ``reason`` (``FieldValueInvalid``, ``FieldValueForbidden``,
+            ``FieldValueRequired``, ``FieldValueDuplicate``) when it gives one and the rule is false.
+    """
+
+    path: str
+    message: str
+    rule: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleRecord:
+    """How one rule was handled when the schema was compiled.
+
+    Args:
+        position: schema position of the rule, e.g. ``$.spec.replicatedJobs[*].dependsOn``
+            (``[*]`` = every item, ``.*`` = every ``additionalProperties`` value).
+        rule: the CEL source.
+        status: ``evaluated`` (compiled, runs on every value at the position), ``skipped``
+            (compiled, never run offline: see ``reason``) or ``error`` (did not compile).
+        reason: why the rule is skipped, the compile error, or a note (e.g. compiled unchecked).
+    """
+
+    position: str
+    rule: str
+    status: RuleStatus
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RuleCensus:
+    """What happened to every ``x-kubernetes-validations`` rule of a schema; censuses add up.
+
+    ``compiled == evaluated + skipped_transition`` and ``total == compiled + errors``.
+    """
+
+    rules: tuple[RuleRecord, ...] = ()
+
+    @property
+    def total(self) -> int:
+        """Number of rules in the schema."""
+        return len(self.rules)
+
+    @property
+    def compiled(self) -> int:
+        """Rules that compiled (evaluated or skipped)."""
+        return self.total - self.errors
+
+    @property
+    def evaluated(self) -> int:
+        """Rules evaluated on every matching value."""
+        return sum(r.status == "evaluated" for r in self.rules)
+
+    @property
+    def skipped_transition(self) -> int:
+        """Transition rules (``oldSelf``), compiled but not evaluated offline."""
+        return sum(r.status == "skipped" for r in self.rules)
+
+    @property
+    def errors(self) -> int:
+        """Rules that did not compile."""
+        return sum(r.status == "error" for r in self.rules)
+
+    @property
+    def skipped(self) -> tuple[RuleRecord, ...]:
+        """The skipped rules, each with its reason."""
+        return tuple(r for r in self.rules if r.status == "skipped")
+
+    @property
+    def failed(self) -> tuple[RuleRecord, ...]:
+        """The rules that did not compile, each with its compile error."""
+        return tuple(r for r in self.rules if r.status == "error")
+
+    def __add__(self, other: RuleCensus) -> RuleCensus:
+        return RuleCensus(self.rules + other.rules)
+
+
+# ------------------------------------------------------------------------------ compiled schema
+
+
+@dataclass
+class _Rule:
+    source: str
+    message: str | None
+    reason: str | None
+    field_path: tuple[str, ...] = ()
+    program: cel.Expression | None = None  # None: skipped or failed
+    message_program: cel.Expression | None = None
+    error: str | None = None
+
+
+@dataclass
+class _Node:
+    kind: str  # object | map | array | string | integer | number | boolean | dyn
+    fmt: str | None
+    nullable: bool
+    has_default: bool
+    default: Any
+    resource_root: bool
+    cel_type: cel.Type
+    type_key: str
+    properties: dict[str, _Node] = field(default_factory=dict)
+    cel_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    items: _Node | None = None
+    additional: _Node | None = None
+    rules: list[_Rule] = field(default_factory=list)
+    env: cel.Env | None = None
+    subtree_has_rules: bool = False
+
+
+_ENV_CONFIG = cel.NewEnvConfigFromYaml(cel_k8s.ENV_CONFIG_YAML)
+_BIND_ENV_CONFIG = cel.NewEnvConfigFromYaml(cel_k8s.ENV_CONFIG_YAML + '  - name: "bindings"\n')
+_ENVS: dict[tuple[str, str], cel.Env] = {}
+
+
+def _env(flavour: str, type_key: str, self_type: cel.Type) -> cel.Env:
+    """A cached environment: ``plain`` (self), ``old`` (self, oldSelf) or ``bind`` (self + cel.bind)."""
+    key = (flavour, type_key)
+    env = _ENVS.get(key)
+    if env is None:
+        variables = {"self": self_type}
+        if flavour == "old":
+            variables["oldSelf"] = self_type
+        config = _BIND_ENV_CONFIG if flavour == "bind" else _ENV_CONFIG
+        env = cel.NewEnv(config=config, variables=variables, extensions=[cel_k8s.library()])
+        _ENVS[key] = env
+    return env
+
+
+_CROSS_NUMERIC = re.compile(
+    r"found no matching overload for '_(?:<|<=|>|>=)_' applied to '\((?:int|uint|double), (?:int|uint|double)\)'"
+)
+
+
+_USES_OLD_SELF = re.compile(r"undeclared reference to 'oldSelf[.']")
+
+
+def _compile(env: cel.Env, source: str) -> tuple[cel.Expression, str]:
+    """Compile with type checking; fall back to an unchecked compile only for cross-type numeric
+    comparisons (which Kubernetes allows). Returns the program and a note. Raises RuntimeError."""
+    try:
+        return env.compile(source), ""
+    except RuntimeError as err:
+        if not _CROSS_NUMERIC.search(str(err)):
+            raise
+    note = "compiled without type checking (cross-type numeric comparison)"
+    return env.compile(source, disable_check=True), note
+
+
+def _type_name(cel_type: cel.Type) -> str:
+    """CEL spelling of a type: ``int``, ``list<dyn>``."""
+    return str(cel_type.name()).lower()
+
+
+def _clean_error(text: str) -> str:
+    """cel-cpp status text → one readable line: ``OUT_OF_RANGE: integer overflow`` → ``integer overflow``."""
+    text = re.sub(r"\s*\[[A-Z_]+\]\s*$", "", text.strip())
+    while (match := re.match(r"^[A-Z][A-Z_]+: ", text)) and not text.startswith("ERROR: "):
+        text = text[match.end() :]
+    errors = [line.strip() for line in text.splitlines() if line.strip().startswith("ERROR: ")]
+    if errors:  # compile errors: keep the "ERROR: <input>:line:col: what" lines, drop the source excerpts
+        text = "; ".join(errors)
+    key = re.fullmatch(r'Key not found in map ?: "?(.*?)"?', text)
+    if key:
+        return f"no such key: {key.group(1)}"
+    return text.replace("\n", " ")
+
+
+_RESERVED = frozenset(
+    [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ]
+)
+
+
+def _cel_keys(name: str) -> tuple[str, ...]:
+    """The CEL field names a property is visible under (Kubernetes' ``cel.Escape``); () if none."""
+    if not name or name[0].isdigit() or not re.fullmatch(r"[A-Za-z0-9_./-]+", name):
+        return ()
+    if name in _RESERVED:
+        return (f"__{name}__", name)
+    escaped = re.sub(
+        r"__|[./-]",
+        lambda m: {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}[m.group(0)],
+        name,
+    )
+    return (escaped,)
+
+
+_FIELD_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
+
+
+def _parse_field_path(text: str) -> tuple[str, ...]:
+    """Parse a rule's ``fieldPath`` (``.a.b``, ``.a['x.y']``). Raises ValueError."""
+    parts: list[str] = []
+    pos = 0
+    while pos < len(text):
+        match = _FIELD_PATH_TOKEN.match(text, pos)
+        if match is None:
+            raise ValueError(f"invalid fieldPath {text!r}: expected '.name' or \"['name']\" at offset {pos}")
+        name = match.group(1) if match.group(1) is not None else re.sub(r"\\(.)", r"\1", match.group(2))
+        parts.append(name)
+        pos = match.end()
+    return tuple(parts)
+
+
+def _json_path(parts: Iterable[_PathPart]) -> str:
+    """``["spec", "containers", 0]`` → ``$.spec.containers[0]``; odd keys as ``['app.kubernetes.io/name']``
+    (the same rendering as :func:`trainops.findings.json_path`)."""
+    out = ["$"]
+    for part in parts:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            out.append(f".{part}")
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            out.append(f"['{escaped}']")
+    return "".join(out)
+
+
+class _Compiler:
+    """Turns a raw ``openAPIV3Schema`` into a tree of :class:`_Node` with compiled rules."""
+
+    def __init__(self) -> None:
+        self.records: list[RuleRecord] = []
+
+    def node(
+        self,
+        schema: Mapping[str, Any],
+        validations: Sequence[Mapping[str, Any]],
+        position: str,
+        resource_root: bool,
+    ) -> _Node:
+        flat: list[Mapping[str, Any]] = []
+
+        def add(vs: Mapping[str, Any]) -> None:
+            flat.append(vs)
+            for sub in vs.get("allOf") or ():
+                if isinstance(sub, Mapping):
+                    add(sub)
+
+        for vs in validations:
+            add(vs)
+        kind = "object" if resource_root and schema.get("type") in (None, "object") else _kind(schema)
+        node = _Node(
+            kind=kind,
+            fmt=schema.get("format") if isinstance(schema.get("format"), str) else None,
+            nullable=schema.get("nullable") is True,
+            has_default="default" in schema,
+            default=schema.get("default"),
+            resource_root=resource_root,
+            cel_type=cel.Type.DYN,
+            type_key="dyn",
+        )
+
+        def children(key: str, name: str | None = None) -> list[Mapping[str, Any]]:
+            out = []
+            for vs in flat:
+                sub = vs.get(key)
+                if name is not None:
+                    sub = sub.get(name) if isinstance(sub, Mapping) else None
+                if isinstance(sub, Mapping):
+                    out.append(sub)
+            return out
+
+        properties = schema.get("properties")
+        if kind == "object" and isinstance(properties, Mapping):
+            for name, sub in properties.items():
+                if isinstance(sub, Mapping):
+                    child_position = _json_path([name]).replace("$", position, 1)
+                    node.properties[name] = self.node(
+                        sub,
+                        children("properties", name),
+                        child_position,
+                        sub.get("x-kubernetes-embedded-resource") is True,
+                    )
+                    node.cel_keys[name] = _cel_keys(name)
+        items = schema.get("items")
+        if kind == "array" and isinstance(items, Mapping):
+            node.items = self.node(
+                items,
+                children("items"),
+                f"{position}[*]",
+                items.get("x-kubernetes-embedded-resource") is True,
+            )
+        additional = schema.get("additionalProperties")
+        if kind == "map" and isinstance(additional, Mapping):
+            node.additional = self.node(
+                additional,
+                children("additionalProperties"),
+                f"{position}.*",
+                additional.get("x-kubernetes-embedded-resource") is True,
+            )
+        node.cel_type, node.type_key = _cel_type(node)
+        for vs in flat:
+            for raw_rule in vs.get("x-kubernetes-validations") or ():
+                if isinstance(raw_rule, Mapping):
+                    node.rules.append(self.rule(node, raw_rule, position))
+        if node.rules:
+            node.env = _env("plain", node.type_key, node.cel_type)
+        node.subtree_has_rules = bool(node.rules) or any(
+            child.subtree_has_rules
+            for child in (*node.properties.values(), node.items, node.additional)
+            if child is not None
+        )
+        return node
+
+    def rule(self, node: _Node, raw: Mapping[str, Any], position: str) -> _Rule:
+        source = raw.get("rule")
+        message = raw.get("message")
+        reason = raw.get("reason")
+        rule = _Rule(
+            source=source if isinstance(source, str) else "",
+            message=message if isinstance(message, str) and message.strip() else None,
+            reason=reason if isinstance(reason, str) and reason else None,
+        )
+        status: RuleStatus = "evaluated"
+        note = ""
+        try:
+            if not rule.source.strip():
+                raise ValueError("the rule is empty")
+            field_path = raw.get("fieldPath")
+            if isinstance(field_path, str) and field_path:
+                rule.field_path = _parse_field_path(field_path)
+            program, note, transition = self._compile_rule(
+                node, rule.source, raw.get("optionalOldSelf") is True
+            )
+            if transition:
+                status, note = "skipped", TRANSITION_REASON
+            else:
+                rule.program = program
+            message_expression = raw.get("messageExpression")
+            if isinstance(message_expression, str) and message_expression.strip():
+                message_program, _, _ = self._compile_expression(
+                    node, message_expression, raw.get("optionalOldSelf") is True
+                )
+                if message_program.return_type() not in (cel.Type.STRING, cel.Type.DYN):
+                    raise ValueError(
+                        f"messageExpression must evaluate to a string, not {_type_name(message_program.return_type())}"
+                    )
+                rule.message_program = message_program
+        except (RuntimeError, ValueError) as err:
+            status, note = "error", _clean_error(str(err))
+            rule.program, rule.message_program, rule.error = None, None, note
+        self.records.append(RuleRecord(position, rule.source, status, note))
+        return rule
+
+    @staticmethod
+    def _compile_expression(
+        node: _Node, source: str, optional_old_self: bool
+    ) -> tuple[cel.Expression, str, bool]:
+        """Compile a rule or messageExpression at ``node``; returns (program, note, transition), where
+        ``transition`` means it needs an ``oldSelf`` that offline validation cannot provide."""
+        try:
+            program, note = _compile(_env("plain", node.type_key, node.cel_type), source)
+            return program, note, False
+        except RuntimeError as err:
+            if not _USES_OLD_SELF.search(str(err)):
+                raise
+        if optional_old_self:
+            # On create, Kubernetes evaluates these with oldSelf = optional.none().
+            bound = f"cel.bind(oldSelf, optional.none(), (\n{source}\n))"
+            program, note = _compile(_env("bind", node.type_key, node.cel_type), bound)
+            return program, note, False
+        program, note = _compile(_env("old", node.type_key, node.cel_type), source)
+        return program, note, True
+
+    def _compile_rule(
+        self, node: _Node, source: str, optional_old_self: bool
+    ) -> tuple[cel.Expression, str, bool]:
+        """Compile a rule; returns (program, note, is_transition_rule_to_skip)."""
+        program, note, transition = self._compile_expression(node, source, optional_old_self)
+        if program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
+            raise ValueError(f"the rule must evaluate to a bool, not {_type_name(program.return_type())}")
+        return program, note, transition
+
+
+def _kind(schema: Mapping[str, Any]) -> str:
+    if schema.get("x-kubernetes-int-or-string") is True:
+        return "dyn"
+    declared = schema.get("type")
+    if declared == "object" or (declared is None and isinstance(schema.get("properties"), Mapping)):
+        if isinstance(schema.get("additionalProperties"), Mapping):
+            return "map"
+        if schema.get("additionalProperties") is True or (
+            schema.get("x-kubernetes-preserve-unknown-fields") is True and not schema.get("properties")
+        ):
+            return "dyn"
+        return "object"
+    if declared in ("array", "string", "integer", "number", "boolean"):
+        return str(declared)
+    return "dyn"
+
+
+def _cel_type(node: _Node) -> tuple[cel.Type, str]:
+    """The CEL type of ``self`` at a node, and a key naming it (for the environment cache)."""
+    t = cel.Type
+
+    def element(child: _Node | None) -> tuple[cel.Type, str]:
+        if child is None or child.nullable:
+            return t.DYN, "dyn"
+        return child.cel_type, child.type_key
+
+    if node.kind == "object":
+        return t.Map(t.STRING, t.DYN), "map(string,dyn)"
+    if node.kind == "map":
+        value_type, value_key = element(node.additional)
+        return t.Map(t.STRING, value_type), f"map(string,{value_key})"
+    if node.kind == "array":
+        item_type, item_key = element(node.items)
+        return t.List(item_type), f"list({item_key})"
+    if node.kind == "string":
+        if node.fmt in ("date", "date-time"):
+            return t.TIMESTAMP, "timestamp"
+        by_format = {"duration": (t.DURATION, "duration"), "byte": (t.BYTES, "bytes")}
+        return by_format.get(node.fmt or "", (t.STRING, "string"))
+    scalars = {"integer": (t.INT, "int"), "number": (t.DOUBLE, "double"), "boolean": (t.BOOL, "bool")}
+    return scalars.get(node.kind, (t.DYN, "dyn"))
+
+
+# ------------------------------------------------------------------------------- value building
+
+_GO_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h|d|w)")
+_DURATION_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1,
+    "m": 60,
+    "h": 3600,
+    "d": 86400,
+    "w": 604800,
+}
+
+
+def _parse_duration(text: str) -> datetime.timedelta | None:
+    """A ``format: duration`` string (Go duration syntax plus ``d``/``w``, as kube-openapi's strfmt)."""
+    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
+    if body == "0":
+        return datetime.timedelta(0)
+    seconds, pos = 0.0, 0
+    while pos < len(body):
+        match = _GO_DURATION.match(body, pos)
+        if match is None or match.group(1) in ("", "."):
+            return None
+        seconds += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        pos = match.end()
+    return datetime.timedelta(seconds=sign * seconds) if body else None
+
+
+def _parse_timestamp(text: str, date_only: bool) -> datetime.datetime | None:
+    try:
+        if date_only:
+            day = datetime.date.fromisoformat(text)
+            return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC)
+        stamp = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=datetime.UTC)
+
+
+def _plain(raw: Any) -> Any:
+    """YAML data → the JSON-like value the API server would see (string keys, RFC 3339 strings)."""
+    if raw is None or isinstance(raw, bool | int | float | str):
+        return raw
+    if isinstance(raw, Mapping):
+        return {str(k): _plain(v) for k, v in raw.items()}
+    if isinstance(raw, list | tuple):
+        return [_plain(v) for v in raw]
+    if isinstance(raw, datetime.datetime):
+        stamp = raw if raw.tzinfo is not None else raw.replace(tzinfo=datetime.UTC)
+        return stamp.isoformat().replace("+00:00", "Z")
+    if isinstance(raw, datetime.date):
+        return raw.isoformat()
+    if isinstance(raw, bytes):
+        return base64.b64encode(raw).decode()
+    return str(raw)
+
+
+def _scalar(node: _Node, raw: Any) -> Any:
+    if node.kind == "string":
+        if isinstance(raw, datetime.date) and node.fmt in ("date", "date-time"):
+            if not isinstance(raw, datetime.datetime):
+                return datetime.datetime(raw.year, raw.month, raw.day, tzinfo=datetime.UTC)
+            return raw if raw.tzinfo is not None else raw.replace(tzinfo=datetime.UTC)
+        value = _plain(raw)
+        if not isinstance(value, str):
+            return value
+        if node.fmt in ("date", "date-time"):
+            return _parse_timestamp(value, node.fmt == "date") or value
+        if node.fmt == "duration":
+            duration = _parse_duration(value)
+            return value if duration is None else duration
+        if node.fmt == "byte":
+            try:
+                return base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                return value
+        return value
+    if node.kind == "integer" and isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    if node.kind == "number" and isinstance(raw, int) and not isinstance(raw, bool):
+        return float(raw)
+    return _plain(raw)
+
+
+_Task = tuple[_Node, tuple[_PathPart, ...], Any]
+
+
+def _present(child: _Node, raw: Mapping[str, Any], name: str) -> tuple[bool, Any]:
+    """Whether a property counts as present after defaulting and null pruning, and its value."""
+    value = raw.get(name)
+    if name in raw and (value is not None or child.nullable):
+        return True, value
+    if child.has_default:
+        return True, copy.deepcopy(child.default)
+    return False, None
+
+
+def _visit(node: _Node, raw: Any, parts: tuple[_PathPart, ...], need: bool, tasks: list[_Task | None]) -> Any:
+    """Build the CEL value of ``raw`` (when ``need``) and queue the rules found on the way."""
+    if raw is None:
+        return None
+    slot = -1
+    if node.rules:
+        slot, need = len(tasks), True
+        tasks.append(None)
+    value: Any = None
+    if node.kind == "object" and isinstance(raw, Mapping):
+        out: dict[str, Any] = {}
+        defaulted = [name for name in node.properties if name not in raw]
+        for name in [*raw, *defaulted]:  # document order, then absent properties that may get a default
+            child = node.properties.get(name)
+            if child is None or (node.resource_root and name == "metadata"):
+                continue
+            present, child_raw = _present(child, raw, name)
+            if present and (need or child.subtree_has_rules):
+                child_value = _visit(child, child_raw, (*parts, name), need, tasks)
+                for key in node.cel_keys[name]:
+                    out[key] = child_value
+        if node.resource_root:
+            for key in ("apiVersion", "kind"):
+                if isinstance(raw.get(key), str):
+                    out[key] = raw[key]
+            metadata = raw.get("metadata")
+            if isinstance(metadata, Mapping):
+                out["metadata"] = {
+                    k: metadata[k] for k in ("name", "generateName") if isinstance(metadata.get(k), str)
+                }
+        value = out if need else None
+    elif node.kind == "map" and isinstance(raw, Mapping) and node.additional is not None:
+        child = node.additional
+        entries: dict[str, Any] = {}
+        for key in raw:
+            present, child_raw = _present(child, raw, key)
+            if present and (need or child.subtree_has_rules):
+                entries[str(key)] = _visit(child, child_raw, (*parts, str(key)), need, tasks)
+        value = entries if need else None
+    elif node.kind == "array" and isinstance(raw, list) and node.items is not None:
+        child = node.items
+        elements = [
+            _visit(child, item, (*parts, i), need, tasks) if need or child.subtree_has_rules else None
+            for i, item in enumerate(raw)
+        ]
+        value = elements if need else None
+    elif need:
+        value = _scalar(node, raw)
+    if slot >= 0:
+        tasks[slot] = (node, parts, value)
+    return value
+
+
+# ----------------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class _EvalError:
+    detail: str
+
+
+def _run(program: cel.Expression, activation: cel.Activation) -> bool | str | _EvalError:
+    """Evaluate; a bool or string result, or the evaluation error. Never raises."""
+    try:
+        result = program.eval(activation)
+        result_type = result.type()
+        if result_type == cel.Type.ERROR:
+            return _EvalError(_clean_error(str(result.value())))
+        if result_type in (cel.Type.BOOL, cel.Type.STRING):
+            value = result.value()
+            if isinstance(value, bool | str):
+                return value
+        return _EvalError(f"the rule evaluated to {_type_name(result_type)}, not bool")
+    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
+        return _EvalError(_clean_error(str(err)))
+
+
+def _failure_message(rule: _Rule, activation: cel.Activation) -> str:
+    """Kubernetes' message choice: messageExpression (non-empty, one line), message, default."""
+    if rule.message_program is not None:
+        outcome = _run(rule.message_program, activation)
+        if isinstance(outcome, str) and outcome.strip() and "\n" not in outcome.strip():
+            return outcome.strip()
+    if rule.message is not None:
+        return rule.message.strip()
+    return f"failed rule: {rule.source.strip()}"
+
+
+def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable[CelViolation]:
+    path = _json_path(parts)
+    activation: cel.Activation | None = None
+    activation_error = ""
+    if node.env is not None:
+        try:
+            activation = node.env.Activation({"self": value})
+        except Exception as err:
+            activation_error = _clean_error(str(err))
+    for rule in node.rules:
+        if rule.error is not None:
+            yield CelViolation(path, f"rule compile error: {rule.error}", rule.source)
+            continue
+        if rule.program is None:
+            continue  # transition rule: see the census
+        outcome: bool | str | _EvalError = (
+            _EvalError(activation_error) if activation is None else _run(rule.program, activation)
+        )
+        if isinstance(outcome, _EvalError):
+            yield CelViolation(path, f"rule evaluation error: {outcome.detail}", rule.source)
+        elif isinstance(outcome, str):
+            yield CelViolation(
+                path, "rule evaluation error: the rule evaluated to string, not bool", rule.source
+            )
+        elif not outcome:
+            assert activation is not None
+            where = _json_path((*parts, *rule.field_path))
+            yield CelViolation(where, _failure_message(rule, activation), rule.source, rule.reason)
+
+
+class CelValidator:
+    """The compiled ``x-kubernetes-validations`` rules of one CRD version's schema.
+
+    Build it with :meth:`for_schema`; it is immutable afterwards and can be reused for any number of
+    objects. Pickling recompiles from the schema (cel-cpp objects cannot be pickled).
+    """
+
+    def __init__(self, schema: Mapping[str, Any], root: _Node, census: RuleCensus) -> None:
+        self._schema = schema
+        self._root = root
+        self._census = census
+
+    @classmethod
+    def for_schema(cls, schema: Mapping[str, Any]) -> CelValidator:
+        """Compile every rule of a CRD version's ``openAPIV3Schema`` (raw, as in the CRD).
+
+        Rules that do not compile do not raise: they are counted in :attr:`census` (status
+        ``error``) and reported by :meth:`validate` as ``rule compile error: …``.
+
+        Raises:
+            TypeError: ``schema`` is not a mapping.
+        """
+        if not isinstance(schema, Mapping):
+            raise TypeError(f"an openAPIV3Schema must be a mapping, got {type(schema).__name__}")
+        compiler = _Compiler()
+        root = compiler.node(schema, [schema], "$", resource_root=True)
+        return cls(schema, root, RuleCensus(tuple(compiler.records)))
+
+    @property
+    def census(self) -> RuleCensus:
+        """What happened to each rule at compile time (evaluated, skipped with reason, error)."""
+        return self._census
+
+    @property
+    def has_rules(self) -> bool:
+        """Whether the schema holds any rule (else :meth:`validate` always returns ``[]``)."""
+        return self._root.subtree_has_rules
+
+    def validate(self, obj: Mapping[str, Any]) -> list[CelViolation]:
+        """Evaluate every rule against the values of ``obj`` (the whole custom resource).
+
+        Returns:
+            The violations, parents before children and siblings in document order; ``[]`` when all
+            rules hold or ``obj`` is not a mapping. Never raises for bad data.
+        """
+        if not isinstance(obj, Mapping) or not self._root.subtree_has_rules:
+            return []
+        tasks: list[_Task | None] = []
+        _visit(self._root, obj, (), False, tasks)
+        return [violation for task in tasks if task is not None for violation in _evaluate(*task)]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (CelValidator.for_schema, (self._schema,))
+
+
+def evaluate(expression: str, value: Any = None) -> Any:
+    """Evaluate one CEL expression in the Kubernetes environment with ``self`` bound to ``value``
+    (``dyn``); for ad-hoc checks, policies and tests.
+
+    Returns:
+        The plain Python result (``bool``, ``int``, ``str``, ``list``, ``dict`` …).
+
+    Raises:
+        ValueError: the expression does not compile or its evaluation fails; the message is the
+            cleaned CEL error, e.g. ``integer overflow``.
+    """
+    env = _env("plain", "dyn", cel.Type.DYN)
+    try:
+        program, _ = _compile(env, expression)
+    except RuntimeError as err:
+        raise ValueError(_clean_error(str(err))) from None
+    try:
+        result = program.eval(env.Activation({"self": _plain(value)}))
+        if result.type() == cel.Type.ERROR:
+            raise ValueError(_clean_error(str(result.value())))
+        return result.plain_value()
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(_clean_error(str(err))) from None
