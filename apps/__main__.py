@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import os
+
 from trainops.nodeenv import configure_node
 
 configure_node()
@@ -17,7 +19,7 @@ from apps import APPS, CLUSTERS  # noqa: E402
 
 def main() -> None:
     """Synthesise every app for every cluster it targets into ``dist/`` (one chart each)."""
-    app = App(outdir="dist")
+    app = App(outdir=os.environ.get("CDK8S_OUTDIR", "dist"))
     for cluster in CLUSTERS:
         for app_def in APPS:
             if app_def.targets(cluster):

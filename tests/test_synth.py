@@ -156,3 +156,31 @@ def test_no_apps_package(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     run = cli("synth")
     assert run.code == 2
     assert "no apps package here" in run.err
+
+
+def test_cdk8s_app_entry_point_writes_every_chart(tmp_path: Path) -> None:
+    """cdk8s.yaml runs `python -m apps`; the cdk8s CLI passes CDK8S_OUTDIR (default dist/)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    env = {**os.environ, "CDK8S_OUTDIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "apps"], cwd=REPO, env=env, check=True, timeout=120)
+    written = sorted(p.name for p in tmp_path.glob("*.k8s.yaml"))
+    generated = sorted(p.name for p in (REPO / "generated").iterdir() if p.is_dir())
+    apps = sorted(
+        {d.name for cluster in generated for d in (REPO / "generated" / cluster).iterdir() if d.is_dir()}
+    )
+    assert written == sorted(f"{c}-{a}.k8s.yaml" for c in generated for a in apps)
+    kinds = {
+        doc["kind"] for p in tmp_path.glob("*.k8s.yaml") for doc in yaml.safe_load_all(p.read_text()) if doc
+    }
+    assert {
+        "PyTorchJob",
+        "PersistentVolumeClaim",
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+    } <= kinds
