@@ -89,7 +89,15 @@ MASTER_CONTAINER: list[str | int] = [
     0,
 ]
 
+TRAINJOB = "trainer/examples/flux/lammps-train-job.yaml"
+
 MUTATIONS = [
+    pytest.param(
+        TRAINJOB,
+        lambda o: _set(o, ["spec", "managedBy"], "example.com/my-controller"),
+        "$.spec.managedBy: ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set [cel]",
+        id="trainjob-broken-cel-rule",
+    ),
     pytest.param(
         PYTORCH,
         lambda o: _set(o, ["spec", "pytorchReplicaSpecs", "Master", "replicas"], "one"),

@@ -107,3 +107,28 @@ def json_path(parts: Sequence[str | int]) -> str:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")
             out.append(f"['{escaped}']")
     return "".join(out)
+
+
+_PATH_TOKEN = re.compile(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]")
+
+
+def parse_json_path(path: str) -> tuple[str | int, ...]:
+    """Inverse of :func:`json_path`: ``$.spec.containers[0]['a.b']`` → ``("spec", "containers", 0, "a.b")``.
+
+    Parsing stops at the first token it does not understand (the prefix still locates a line).
+    """
+    parts: list[str | int] = []
+    position = 1 if path.startswith("$") else 0
+    while position < len(path):
+        match = _PATH_TOKEN.match(path, position)
+        if match is None:
+            break
+        name, index, quoted = match.groups()
+        if name is not None:
+            parts.append(name)
+        elif index is not None:
+            parts.append(int(index))
+        else:
+            parts.append(re.sub(r"\\(.)", r"\1", quoted))
+        position = match.end()
+    return tuple(parts)

@@ -61,6 +61,17 @@ class KindSchema:
     openapi: dict[str, Any] | None = None
     namespaced: bool = True
     _validator: Any = field(default=None, repr=False)
+    _cel: Any = field(default=None, repr=False)
+
+    @property
+    def cel(self) -> Any:
+        """The compiled CEL rules of a CRD schema (a ``CelValidator``), or ``None`` when it has none."""
+        if self._cel is None and self.openapi is not None:
+            from trainops.validate.cel import CelValidator
+
+            validator = CelValidator.for_schema(self.openapi)
+            self._cel = validator if validator.has_rules else False
+        return self._cel or None
 
     @property
     def validator(self) -> Any:

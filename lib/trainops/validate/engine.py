@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from trainops.findings import Finding, Level, Result, json_path
+from trainops.findings import Finding, Level, Result, json_path, parse_json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 from trainops.validate.issues import Issue
 from trainops.validate.loader import Document, read_text, stream_text
@@ -101,6 +101,9 @@ def validate_document(
     if schema.openapi is not None:
         _prune_nulls(data)
     raws.extend(_schema_errors(schema, data, options.max_messages))
+    cel = schema.cel
+    if cel is not None:
+        raws.extend(Issue(parse_json_path(v.path), v.message, "cel", v.rule) for v in cel.validate(data))
     if schema.deprecated:
         warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
         raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
