@@ -63,7 +63,20 @@ def run_list(cache_dir: Path | None) -> int:
     if not index.is_file():
         raise SchemaError(f"{index}: no schema cache; run `trainops schemas sync`")
     rows = json.loads(index.read_text(encoding="utf-8"))["schemas"]
+    totals = {"rules": 0, "evaluated": 0, "skipped": 0, "errors": 0}
     for row in rows:
         flag = " (deprecated)" if row.get("deprecated") else ""
-        print(f"{row['apiVersion']:<40} {row['kind']:<28} {row['operator']:<20} {row['source']}{flag}")
+        cel = row.get("cel") or {}
+        for key in totals:
+            totals[key] += int(cel.get(key, 0))
+        rules = f"cel {cel['evaluated']}/{cel['rules']}" if cel.get("rules") else ""
+        print(
+            f"{row['apiVersion']:<40} {row['kind']:<28} {row['operator']:<20} {rules:<12} {row['source']}{flag}"
+        )
+    print(
+        f"{len(rows)} schemas; CEL rules: {totals['rules']} total, {totals['evaluated']} evaluated, "
+        f"{totals['skipped']} skipped (transition rules need the old object: oldSelf), "
+        f"{totals['errors']} failed to compile",
+        file=sys.stderr,
+    )
     return 0

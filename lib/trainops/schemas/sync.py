@@ -25,7 +25,7 @@ from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.convert import convert_crd_schema
 from trainops.validate.loader import load_text
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,7 @@ def convert_entry(entry: CatalogEntry, data: bytes) -> list[tuple[dict[str, Any]
             "x-kubernetes-preserve-unknown-fields": True,
         }
         converted = convert_crd_schema(raw, group=group, version=name, kind=kind)
+        cel = _cel_census(raw)
         rel = f"crds/{group}/{name}/{kind}.{entry.operator}.json"
         index_entry = {
             "apiVersion": f"{group}/{name}",
@@ -119,10 +120,26 @@ def convert_entry(entry: CatalogEntry, data: bytes) -> list[tuple[dict[str, Any]
             "deprecated": bool(version.get("deprecated", False)),
             "deprecationWarning": version.get("deprecationWarning"),
             "scope": spec.get("scope", "Namespaced"),
+            "cel": cel,
         }
         document = {"schema": converted, "openAPIV3Schema": raw}
         out.append((index_entry, document))
     return out
+
+
+def _cel_census(raw: dict[str, Any]) -> dict[str, int]:
+    """Counts of the version's CEL rules: total, evaluated, skipped (transition rules), errors."""
+    if "x-kubernetes-validations" not in json.dumps(raw):
+        return {"rules": 0, "evaluated": 0, "skipped": 0, "errors": 0}
+    from trainops.validate.cel import CelValidator
+
+    census = CelValidator.for_schema(raw).census
+    return {
+        "rules": census.total,
+        "evaluated": census.evaluated,
+        "skipped": census.skipped_transition,
+        "errors": census.errors,
+    }
 
 
 def sync(
