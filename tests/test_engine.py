@@ -94,8 +94,9 @@ def test_mpijob_version_resolved_from_declared_operators(
     run = cli("validate", "-o", "text", "--cluster", "mpi-v2", str(v1))
     assert run.code == 1
     assert (
-        "kubeflow.org/v1 MPIJob is served by training-operator, which the target cluster does not run; "
-        "the cluster serves MPIJob as kubeflow.org/v2beta1 [unknown-kind]"
+        "$.apiVersion: kubeflow.org/v1 MPIJob was removed in mpi-operator v0.4.0 (mpi-operator v0.8.0 on the "
+        "target); use kubeflow.org/v2beta1"
     ) in run.out
+    assert "[unknown-kind]" not in run.out  # the removal explains it; no second finding
     wrong = cli("validate", "-o", "text", "--cluster", "v1-jobs", str(v2))
     assert wrong.code == 1 and "kubeflow.org/v2beta1 MPIJob is served by mpi-operator" in wrong.out

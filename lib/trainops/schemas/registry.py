@@ -62,6 +62,7 @@ class KindSchema:
     namespaced: bool = True
     _validator: Any = field(default=None, repr=False)
     _cel: Any = field(default=None, repr=False)
+    _list_maps: Any = field(default=None, repr=False)
 
     @property
     def cel(self) -> Any:
@@ -72,6 +73,20 @@ class KindSchema:
             validator = CelValidator.for_schema(self.openapi)
             self._cel = validator if validator.has_rules else False
         return self._cel or None
+
+    @property
+    def list_maps(self) -> Any:
+        """A ``ListMapChecker`` for ``x-kubernetes-list-type: map`` lists, or ``None`` when there are none.
+
+        CRDs use the raw ``openAPIV3Schema`` (the converted schema drops ``x-kubernetes-list-*``);
+        built-in kinds use the bundle, whose definitions keep them.
+        """
+        if self._list_maps is None:
+            from trainops.validate.listmap import ListMapChecker
+
+            checker = ListMapChecker.from_schema(self.openapi if self.openapi is not None else self.schema)
+            self._list_maps = False if checker.empty else checker
+        return self._list_maps or None
 
     @property
     def validator(self) -> Any:
@@ -334,13 +349,25 @@ class SchemaRegistry:
         key = (api_version, kind)
         if key in self._compiled:
             return self._compiled[key]
-        result: KindSchema | None = self.core.kind_schema(api_version, kind)
+        result: KindSchema | None = self.core.kind_schema(api_version, kind) or self._local(api_version, kind)
         if result is None:
             entry = self.crd_entry(api_version, kind)
             if entry is not None and self.cache_dir is not None:
                 result = self._load_crd(entry)
         self._compiled[key] = result
         return result
+
+    def _local(self, api_version: str, kind: str) -> KindSchema | None:
+        """A schema of the project's own (``schemas/local/``) for a kind whose CRD checks nothing."""
+        from trainops.schemas.local import load_local_schema
+
+        schema = load_local_schema(api_version, kind)
+        if schema is None:
+            return None
+        schema["$defs"] = self.core.closure([OBJECT_META_DEF])
+        entry = self.crd_entry(api_version, kind)
+        source = f"trainops schemas/local (for {entry.source})" if entry else "trainops schemas/local"
+        return KindSchema(api_version, kind, source, _relocal(schema))
 
     def _load_crd(self, entry: CrdIndexEntry) -> KindSchema:
         assert self.cache_dir is not None

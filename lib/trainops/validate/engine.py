@@ -16,8 +16,10 @@ from typing import Any, Literal
 
 from trainops.findings import Finding, Level, Result, json_path, parse_json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
+from trainops.validate.deprecations import api_version_issues
 from trainops.validate.issues import Issue
 from trainops.validate.loader import Document, read_text, stream_text
+from trainops.validate.semantic import semantic_issues
 
 UnknownKinds = Literal["error", "warning", "skip"]
 
@@ -89,8 +91,13 @@ def validate_document(
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return _locate(document, raws, data)
     schema = registry.get(api_version, kind)
+    deprecations = api_version_issues(
+        api_version, kind, kubernetes_minor=registry.core.minor, operators=registry.operators
+    )
+    raws.extend(deprecations)
     if schema is None:
-        if options.unknown_kinds != "skip":
+        removed = any(issue.level == "error" for issue in deprecations)
+        if options.unknown_kinds != "skip" and not removed:
             level: Level = "error" if options.unknown_kinds == "error" else "warning"
             raws.append(
                 Issue(
@@ -100,7 +107,20 @@ def validate_document(
         return _locate(document, raws, data)
     if schema.openapi is not None:
         _prune_nulls(data)
-    raws.extend(_schema_errors(schema, data, options.max_messages))
+    schema_issues = _schema_errors(schema, data, options.max_messages)
+    raws.extend(schema_issues)
+    at_fault = {issue.parts for issue in schema_issues}
+    semantic = [
+        issue
+        for issue in semantic_issues(data, api_version, kind, namespaced=schema.namespaced)
+        if issue.parts not in at_fault
+    ]
+    raws.extend(semantic)
+    list_maps = schema.list_maps
+    if list_maps is not None:
+        raws.extend(
+            _list_map_issues(list_maps.issues(data), builtin=schema.openapi is None, covered=semantic)
+        )
     cel = schema.cel
     if cel is not None:
         raws.extend(Issue(parse_json_path(v.path), v.message, "cel", v.rule) for v in cel.validate(data))
@@ -108,6 +128,25 @@ def validate_document(
         warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
         raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
     return _locate(document, raws, data)
+
+
+def _list_map_issues(issues: list[Issue], *, builtin: bool, covered: list[Issue]) -> list[Issue]:
+    """Duplicate list-map keys: errors for custom resources, warnings for built-in kinds.
+
+    apiextensions-apiserver rejects duplicates in ``x-kubernetes-list-type: map`` lists of custom
+    resources. For built-in kinds create/update only warns (duplicate env names, ports); server-side
+    apply rejects them (kubernetes/kubernetes#113482). Duplicates the API server's own validation
+    rejects (container and volume names) are already reported by the semantic checks.
+    """
+    if not builtin:
+        return issues
+    out = []
+    for issue in issues:
+        if any(other.parts[: len(issue.parts)] == issue.parts for other in covered):
+            continue
+        message = f"{issue.message}; the API server warns, server-side apply rejects it"
+        out.append(replace(issue, level="warning", message=message))
+    return out
 
 
 def _prune_nulls(value: Any) -> None:
