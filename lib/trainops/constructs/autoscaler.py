@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainops.constructs.base import Construct, emit, require_name
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.props import argocd_annotations, plain, require_whole
 
 _KIND = "Autoscaler"
 
 
-class Autoscaler(Construct):
+class Autoscaler(ObjectConstruct):
     """An autoscaling/v2 HorizontalPodAutoscaler that scales a ``ModelServer`` on resource utilization.
 
     Utilization is a percentage of the pods' requests (which ``ModelServer`` always sets). Creating
@@ -40,6 +40,9 @@ class Autoscaler(Construct):
     Source: https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/,
     https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/horizontal-pod-autoscaler-v2/
     """
+
+    KIND = "HorizontalPodAutoscaler"
+    API_VERSION = "autoscaling/v2"
 
     def __init__(
         self,
@@ -106,21 +109,6 @@ class Autoscaler(Construct):
                 "spec": spec,
             },
         )
-
-    @property
-    def name(self) -> str:
-        """The HPA name."""
-        return self._name
-
-    @property
-    def kind(self) -> str:
-        """``HorizontalPodAutoscaler``."""
-        return "HorizontalPodAutoscaler"
-
-    @property
-    def api_version(self) -> str:
-        """``autoscaling/v2``."""
-        return "autoscaling/v2"
 
     @property
     def target(self) -> ModelServer:

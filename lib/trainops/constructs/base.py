@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from trainops.nodeenv import configure_node
 
@@ -30,11 +30,39 @@ __all__ = [
     "DNS_1123_SUBDOMAIN",
     "SPEC_HASH_ANNOTATION",
     "Construct",
+    "ObjectConstruct",
     "content_hash",
     "emit",
     "require_name",
     "run_once_name",
 ]
+
+
+class ObjectConstruct(Construct):
+    """An L2 construct emitting one Kubernetes object: read-only ``name``, ``kind``, ``api_version``.
+
+    Subclasses set the class attributes ``KIND`` and ``API_VERSION`` (the emitted object's) and
+    assign ``self._name`` in ``__init__``.
+    """
+
+    KIND: ClassVar[str] = ""
+    API_VERSION: ClassVar[str] = ""
+    _name: str
+
+    @property
+    def name(self) -> str:
+        """The emitted object's ``metadata.name``."""
+        return self._name
+
+    @property
+    def kind(self) -> str:
+        """The emitted object's kind, e.g. ``PyTorchJob``."""
+        return self.KIND
+
+    @property
+    def api_version(self) -> str:
+        """The emitted object's apiVersion, e.g. ``kubeflow.org/v1``."""
+        return self.API_VERSION
 
 
 def require_name(construct: str, prop: str, value: str, *, max_length: int = 63) -> str:

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, emit, require_name
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs.pod import ACCESS_MODES, AccessMode
 from trainops.constructs.props import PROTECT_OPTIONS, argocd_annotations, require_labels, require_quantity
 
 _KIND = "DataVolume"
 
 
-class DataVolume(Construct):
+class DataVolume(ObjectConstruct):
     """A v1 PersistentVolumeClaim that Argo CD creates before the workloads and never deletes.
 
     The claim is annotated with sync wave ``-1`` (volumes before workloads) and, unless
@@ -42,6 +42,9 @@ class DataVolume(Construct):
     Source: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#persistentvolumeclaims,
     https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#no-prune-resources
     """
+
+    KIND = "PersistentVolumeClaim"
+    API_VERSION = "v1"
 
     def __init__(
         self,
@@ -86,24 +89,9 @@ class DataVolume(Construct):
         emit(self, self._object)
 
     @property
-    def name(self) -> str:
-        """The claim name."""
-        return self._name
-
-    @property
     def claim_name(self) -> str:
         """The claim name, for ``persistentVolumeClaim.claimName`` references."""
         return self._name
-
-    @property
-    def kind(self) -> str:
-        """``PersistentVolumeClaim``."""
-        return "PersistentVolumeClaim"
-
-    @property
-    def api_version(self) -> str:
-        """``v1``."""
-        return "v1"
 
     @property
     def access_mode(self) -> AccessMode:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cdk8s import ApiObject, JsonPatch
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, emit, require_name
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.pod import (
     TMP_PATH,
@@ -44,7 +44,7 @@ PORT_NAME = "http"
 STARTUP_PERIOD = 10
 
 
-class ModelServer(Construct):
+class ModelServer(ObjectConstruct):
     """A long-running model server as an apps/v1 Deployment, TensorFlow Serving flavoured.
 
     Defaults follow the ``tensorflow/serving`` image: REST API on port 8501, the model named by
@@ -95,6 +95,9 @@ class ModelServer(Construct):
     https://www.tensorflow.org/tfx/serving/api_rest#model_status_api,
     https://kubernetes.io/docs/concepts/workloads/controllers/deployment/
     """
+
+    KIND = "Deployment"
+    API_VERSION = "apps/v1"
 
     def __init__(
         self,
@@ -242,21 +245,6 @@ class ModelServer(Construct):
         self._api_object: ApiObject = emit(self, self._object)
 
     # -- properties ---------------------------------------------------------------------------
-
-    @property
-    def name(self) -> str:
-        """The Deployment name."""
-        return self._name
-
-    @property
-    def kind(self) -> str:
-        """``Deployment``."""
-        return "Deployment"
-
-    @property
-    def api_version(self) -> str:
-        """``apps/v1``."""
-        return "apps/v1"
 
     @property
     def cluster(self) -> Cluster:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from cdk8s import Chart
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, emit
+from trainops.constructs.base import Construct, ObjectConstruct, emit
 from trainops.constructs.props import require_dns1035, require_labels, require_whole
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _KIND = "ModelService"
 
 
-class ModelService(Construct):
+class ModelService(ObjectConstruct):
     """A v1 Service (ClusterIP) that selects a ``ModelServer``'s pods. Usually made by ``server.expose()``.
 
     The single port is named like the server's container port (``http``) and targets it by name,
@@ -38,6 +38,9 @@ class ModelService(Construct):
 
     Source: https://kubernetes.io/docs/concepts/services-networking/service/
     """
+
+    KIND = "Service"
+    API_VERSION = "v1"
 
     def __init__(
         self,
@@ -77,21 +80,6 @@ class ModelService(Construct):
             },
         }
         emit(self, obj)
-
-    @property
-    def name(self) -> str:
-        """The Service name."""
-        return self._name
-
-    @property
-    def kind(self) -> str:
-        """``Service``."""
-        return "Service"
-
-    @property
-    def api_version(self) -> str:
-        """``v1``."""
-        return "v1"
 
     @property
     def namespace(self) -> str | None:

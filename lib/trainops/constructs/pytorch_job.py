@@ -9,7 +9,7 @@ from typing import Any, Literal
 from cdk8s import ApiObject, JsonPatch
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, emit, require_name, run_once_name
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -138,7 +138,7 @@ class RunPolicy:
         return spec
 
 
-class PyTorchJob(Construct):
+class PyTorchJob(ObjectConstruct):
     """A distributed PyTorch training job (kubeflow.org/v1 PyTorchJob, Training Operator v1.9).
 
     The object is named ``<name>-<hash6>`` where the hash covers the whole spec, so a changed spec
@@ -201,6 +201,9 @@ class PyTorchJob(Construct):
     Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/pytorch_types.go,
     https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/
     """
+
+    KIND = "PyTorchJob"
+    API_VERSION = "kubeflow.org/v1"
 
     def __init__(
         self,
@@ -279,21 +282,6 @@ class PyTorchJob(Construct):
         )
 
     # -- properties ---------------------------------------------------------------------------
-
-    @property
-    def name(self) -> str:
-        """The emitted object name, ``<name>-<hash6>`` (reflects every ``mount()`` so far)."""
-        return self._name
-
-    @property
-    def kind(self) -> str:
-        """``PyTorchJob``."""
-        return _KIND
-
-    @property
-    def api_version(self) -> str:
-        """``kubeflow.org/v1``."""
-        return "kubeflow.org/v1"
 
     @property
     def replica_types(self) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from cdk8s import Chart
 
-from trainops.constructs.base import Construct, emit, require_name
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.props import (
     SKIP_DRY_RUN_OPTIONS,
@@ -20,7 +20,7 @@ from trainops.constructs.props import (
 _KIND = "ServiceMonitor"
 
 
-class ServiceMonitor(Construct):
+class ServiceMonitor(ObjectConstruct):
     """A monitoring.coreos.com/v1 ServiceMonitor (prometheus-operator v0.93) scraping a ``ModelService``.
 
     Selects the Service by its selector labels, in the Service's namespace (``namespaceSelector``),
@@ -47,6 +47,9 @@ class ServiceMonitor(Construct):
 
     Source: https://prometheus-operator.dev/docs/api-reference/api/#monitoring.coreos.com/v1.ServiceMonitor
     """
+
+    KIND = "ServiceMonitor"
+    API_VERSION = "monitoring.coreos.com/v1"
 
     def __init__(
         self,
@@ -107,21 +110,6 @@ class ServiceMonitor(Construct):
                 },
             },
         )
-
-    @property
-    def name(self) -> str:
-        """The ServiceMonitor name."""
-        return self._name
-
-    @property
-    def kind(self) -> str:
-        """``ServiceMonitor``."""
-        return _KIND
-
-    @property
-    def api_version(self) -> str:
-        """``monitoring.coreos.com/v1``."""
-        return "monitoring.coreos.com/v1"
 
     @property
     def service(self) -> ModelService:
