@@ -1,0 +1,700 @@
+"""``make bench``: trainops validate vs kubernetes-validate on the same corpus, measured in one run.
+
+Steps: build the corpora if missing (:mod:`bench.corpus`); time one-file start-up of each tool
+(median of ``startup_runs``, after one unmeasured warm-up); run ``trainops validate --format json
+--kubernetes-version 1.34`` on the core and the CRD documents of every corpus (default workers:
+all CPUs); run ``kubernetes-validate --kubernetes-version 1.34 --strict`` on a fixed sample (the first
+core files of the smallest corpus: it validates ~50 documents/s, so its rate is extrapolated from
+the sample); compare every verdict with ``expected.jsonl``; print one table per aspect plus the
+targets with PASS/FAIL; write ``bench/out/results.json``.
+
+Exit code: 0 when every tool ran (targets may still FAIL: they are reported, not enforced), 1 when
+a tool failed to run or its output could not be read, or with ``--check`` when a target FAILs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import version as package_version
+from pathlib import Path
+from random import Random
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.corpus import CorpusSpec, Expected, ensure_corpus, read_expected
+from bench.emit import emit
+from bench.measure import Measurement, run_measured
+from bench.objects import build_deployment, new_ctx
+from bench.verdicts import Agreement, ToolOutput, compare, parse_kubernetes_validate, parse_trainops
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+KUBERNETES_VERSION = "1.34"
+
+# Targets (from the issue). Speed lives here, never in timed unit tests.
+TARGET_DOCS_PER_S = 10_000
+TARGET_SPEEDUP = 100
+TARGET_RSS_MB = 300
+TARGET_STARTUP_S = 0.3
+
+
+#: Why kubernetes-validate cannot see a corpus category (printed for the categories it missed).
+PEER_BLIND_SPOTS = {
+    "duplicate-key": "PyYAML silently keeps the last value",
+    "date-time": "`format` is not checked",
+    "int32-range": "`format: int32` is not range-checked",
+    "quantity": "its Quantity schema has no pattern",
+    "api-server": "none of the API server's hand-written validation",
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """Options of one benchmark run.
+
+    Args:
+        sizes: corpus sizes (documents). Default: 10,000 and 100,000.
+        peer_sample: documents of the smallest corpus given to kubernetes-validate (rounded up to
+            whole files). Default: 1,000.
+        startup_runs: measured start-up runs per tool (the median is reported). Default: 5.
+        workers: ``--workers`` for trainops. Default: its own (all CPUs).
+        check: exit 1 when a target fails.
+        out: output directory. Default: ``bench/out``.
+    """
+
+    sizes: tuple[int, ...] = (10_000, 100_000)
+    peer_sample: int = 1000
+    startup_runs: int = 5
+    workers: int | None = None
+    check: bool = False
+    out: Path = OUT
+
+
+@dataclass
+class ToolRun:
+    """One measured run of a tool on one input, with its verdicts compared to the expected ones."""
+
+    tool: str
+    label: str
+    corpus: str
+    group: str
+    documents: int
+    measurement: Measurement
+    megabytes: float = 0.0
+    agreement: Agreement | None = None
+    output: ToolOutput | None = None
+    error: str | None = None
+
+    @property
+    def docs_per_s(self) -> float:
+        """Documents per wall-clock second (process start-up included)."""
+        return self.documents / self.measurement.wall_s if self.measurement.wall_s else 0.0
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target with its measured value and verdict."""
+
+    name: str
+    measured: str
+    passed: bool
+
+
+@dataclass
+class Report:
+    """Everything a run measured (written to results.json)."""
+
+    machine: dict[str, Any]
+    corpora: dict[str, Any] = field(default_factory=dict)
+    startup: dict[str, dict[str, Any]] = field(default_factory=dict)
+    runs: list[ToolRun] = field(default_factory=list)
+    sample_agreement: dict[str, Agreement] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def _bin(name: str) -> str:
+    """The console script ``name`` next to the running interpreter (the venv), else on PATH."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.is_file():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(f"bench: {name} not found next to {sys.executable} or on PATH (run `make install`)")
+    return found
+
+
+def trainops_argv(paths: Sequence[Path], workers: int | None) -> list[str]:
+    """The trainops command line for ``paths``."""
+    argv = [_bin("trainops"), "validate", "--format", "json", "--kubernetes-version", KUBERNETES_VERSION]
+    if workers is not None:
+        argv += ["--workers", str(workers)]
+    return argv + [_rel(p) for p in paths]
+
+
+def peer_argv(paths: Sequence[Path]) -> list[str]:
+    """The kubernetes-validate command line for ``paths``."""
+    return [
+        _bin("kubernetes-validate"),
+        "--kubernetes-version",
+        KUBERNETES_VERSION,
+        "--strict",
+        *(_rel(p) for p in paths),
+    ]
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    return env
+
+
+def corpus_name(size: int) -> str:
+    """``corpus-10k`` for 10,000 documents."""
+    return f"corpus-{size // 1000}k" if size % 1000 == 0 else f"corpus-{size}"
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU count, load, Python and tool versions (load matters: the machine may be shared)."""
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "loadavg_start": os.getloadavg(),
+        "trainops": package_version("trainops"),
+        "kubernetes-validate": package_version("kubernetes-validate"),
+        "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE"),
+    }
+
+
+# --- steps -------------------------------------------------------------------------------------------
+
+
+def build_corpora(options: Options, report: Report, console: Console) -> dict[int, Path]:
+    """Ensure each corpus exists (rebuilt when the generator or spec changed)."""
+    dirs: dict[int, Path] = {}
+    for size in options.sizes:
+        directory = options.out / corpus_name(size)
+        start = time.perf_counter()
+        built = ensure_corpus(CorpusSpec(documents=size), directory)
+        elapsed = time.perf_counter() - start
+        info = json.loads((directory / "corpus.json").read_text(encoding="utf-8"))
+        info["built_s"] = round(elapsed, 1) if built else None
+        report.corpora[corpus_name(size)] = info
+        console.print(
+            f"corpus {corpus_name(size)}: {'built in ' + format(elapsed, '.1f') + ' s' if built else 'up to date'}"
+        )
+        dirs[size] = directory
+    return dirs
+
+
+def startup_file(out: Path) -> Path:
+    """A small file with one valid Deployment (deterministic)."""
+    ctx = new_ctx(Random(7))
+    ctx.size = 0
+    text, _ = emit(build_deployment(ctx))
+    path = out / "startup" / "deployment.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def measure_startup(options: Options, report: Report) -> None:
+    """Median wall time of validating one small file, per tool (one warm-up run not counted)."""
+    path = startup_file(options.out)
+    commands = {
+        "trainops": trainops_argv([path], options.workers),
+        "kubernetes-validate": peer_argv([path]),
+    }
+    for tool, argv in commands.items():
+        walls: list[float] = []
+        codes: list[int] = []
+        for run in range(options.startup_runs + 1):
+            m = run_measured(argv, options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env())
+            if run:
+                walls.append(m.wall_s)
+            codes.append(m.exit_code)
+        if any(codes):
+            report.failures.append(f"{tool} start-up: exit codes {codes} (see {m.stderr})")
+        report.startup[tool] = {
+            "median_s": statistics.median(walls),
+            "runs_s": walls,
+            "max_rss_mb": m.max_rss_mb,
+            "file": _rel(path),
+            "megabytes": _megabytes([path]),
+        }
+
+
+def _megabytes(paths: Iterable[Path]) -> float:
+    return sum(p.stat().st_size for p in paths) / (1 << 20)
+
+
+def _failed(run: ToolRun, report: Report) -> bool:
+    code = run.measurement.exit_code
+    if code in (0, 1):
+        return False
+    tail = run.measurement.stderr.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+    run.error = f"exit {code}: {' / '.join(tail)}"
+    report.failures.append(f"{run.tool} on {run.label}: {run.error}")
+    return True
+
+
+def run_trainops(options: Options, report: Report, corpus: Path, console: Console) -> None:
+    """trainops on the core and the CRD documents of ``corpus`` (two runs)."""
+    expected = read_expected(corpus)
+    for group in ("core", "crd"):
+        records = [r for r in expected if r.group == group]
+        if not records:
+            continue
+        label = f"{corpus.name}/{group}"
+        console.print(f"trainops validate {label} ({len(records):,} documents) ...")
+        m = run_measured(
+            trainops_argv([corpus / group], options.workers),
+            options.out / "runs" / f"trainops-{corpus.name}-{group}.json",
+            cwd=REPO,
+            env=_env(),
+        )
+        run = ToolRun(
+            "trainops",
+            label,
+            corpus.name,
+            group,
+            len(records),
+            m,
+            _megabytes((corpus / group).glob("*.yaml")),
+        )
+        report.runs.append(run)
+        if _failed(run, report):
+            continue
+        run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+        run.agreement = compare(records, run.output)
+
+
+def peer_sample(options: Options, corpus: Path) -> tuple[list[Path], list[Expected]]:
+    """The first core files of ``corpus`` holding at least ``options.peer_sample`` documents."""
+    records = [r for r in read_expected(corpus) if r.group == "core"]
+    per_file: dict[str, int] = {}
+    for record in records:
+        per_file[record.file] = per_file.get(record.file, 0) + 1
+    files: list[str] = []
+    total = 0
+    for file, count in per_file.items():
+        if total >= options.peer_sample:
+            break
+        files.append(file)
+        total += count
+    chosen = [r for r in records if r.file in set(files)]
+    return [corpus / f for f in files], chosen
+
+
+def run_peer(options: Options, report: Report, corpus: Path, console: Console) -> None:
+    """kubernetes-validate on the sample of ``corpus``; trainops's verdicts on the same sample too."""
+    paths, records = peer_sample(options, corpus)
+    label = f"{corpus.name}/core sample"
+    console.print(f"kubernetes-validate {label} ({len(records):,} documents, ~50 documents/s) ...")
+    m = run_measured(
+        peer_argv(paths),
+        options.out / "runs" / f"kubernetes-validate-{corpus.name}.out",
+        cwd=REPO,
+        env=_env(),
+    )
+    run = ToolRun("kubernetes-validate", label, corpus.name, "core", len(records), m, _megabytes(paths))
+    report.runs.append(run)
+    if _failed(run, report):
+        return
+    run.output = parse_kubernetes_validate(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+    run.agreement = compare(records, run.output)
+    report.sample_agreement["kubernetes-validate"] = run.agreement
+    versions = sorted(run.output.versions)
+    if versions != [KUBERNETES_VERSION]:
+        report.failures.append(f"kubernetes-validate validated against {versions}, not {KUBERNETES_VERSION}")
+    trainops = next(
+        (r for r in report.runs if r.tool == "trainops" and r.corpus == corpus.name and r.group == "core"),
+        None,
+    )
+    if trainops is not None and trainops.output is not None:
+        subset = ToolOutput(
+            verdicts={k: v for k, v in trainops.output.verdicts.items() if k in run.output.verdicts},
+            finding_lines=trainops.output.finding_lines,
+        )
+        report.sample_agreement["trainops"] = compare(records, subset)
+
+
+def _trainops_runs(report: Report) -> list[ToolRun]:
+    return [r for r in report.runs if r.tool == "trainops"]
+
+
+def _headline(report: Report) -> ToolRun | None:
+    core = [r for r in _trainops_runs(report) if r.group == "core"]
+    return max(core, key=lambda r: r.documents) if core else None
+
+
+def evaluate_targets(report: Report) -> None:
+    """Check each target against the measurements."""
+    headline = _headline(report)
+    peer = next((r for r in report.runs if r.tool == "kubernetes-validate"), None)
+    runs = [r for r in _trainops_runs(report) if r.agreement and r.output]
+    if headline is not None:
+        report.targets.append(
+            Target(
+                f"≥ {TARGET_DOCS_PER_S:,} docs/s, core kinds, {headline.corpus}",
+                f"{headline.docs_per_s:,.0f} docs/s",
+                headline.docs_per_s >= TARGET_DOCS_PER_S,
+            )
+        )
+        if peer is not None and peer.docs_per_s:
+            ratio = headline.docs_per_s / peer.docs_per_s
+            report.targets.append(
+                Target(f"≥ {TARGET_SPEEDUP}x kubernetes-validate", f"{ratio:,.0f}x", ratio >= TARGET_SPEEDUP)
+            )
+    if runs:
+        flagged = sum(r.agreement.flagged_invalid for r in runs if r.agreement)
+        invalid = sum(r.agreement.expected_invalid for r in runs if r.agreement)
+        report.targets.append(
+            Target(
+                "every expected-invalid document flagged", f"{flagged:,} / {invalid:,}", flagged == invalid
+            )
+        )
+        with_line = sum(r.output.findings_with_line for r in runs if r.output)
+        findings = sum(r.output.findings for r in runs if r.output)
+        report.targets.append(
+            Target(
+                "a line number on every finding",
+                f"{with_line:,} / {findings:,} ({_pct(with_line, findings)})",
+                with_line == findings,
+            )
+        )
+        agree = sum(r.agreement.agree for r in runs if r.agreement)
+        documents = sum(r.agreement.documents for r in runs if r.agreement)
+        false_positives = sum(r.agreement.false_positives for r in runs if r.agreement)
+        report.targets.append(
+            Target(
+                "agreement with expected verdicts (no false positives)",
+                f"{_pct(agree, documents)}, {false_positives} false positives",
+                agree == documents,
+            )
+        )
+        peak = max(max(r.measurement.max_rss_mb, r.measurement.tree_pss_mb) for r in _trainops_runs(report))
+        report.targets.append(
+            Target(
+                f"peak memory < {TARGET_RSS_MB} MB (largest process and whole tree)",
+                f"{peak:.0f} MB",
+                peak < TARGET_RSS_MB,
+            )
+        )
+    if "trainops" in report.startup:
+        median = float(report.startup["trainops"]["median_s"])
+        report.targets.append(
+            Target(
+                f"start-up < {TARGET_STARTUP_S} s, one small file",
+                f"{median:.3f} s",
+                median < TARGET_STARTUP_S,
+            )
+        )
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.2f} %" if whole else "n/a"
+
+
+# --- presentation ------------------------------------------------------------------------------------
+
+
+def render(report: Report, console: Console) -> None:
+    """Print the tables and the legend."""
+    perf = Table(
+        title=f"Throughput and memory (Kubernetes {KUBERNETES_VERSION}, {report.machine['cpus']} CPUs)"
+    )
+    columns = (
+        "tool",
+        "input",
+        "docs",
+        "MB",
+        "wall s",
+        "docs/s",
+        "CPU s",
+        "docs/CPU-s",
+        "other CPU",
+        "procs",
+        "peak RSS MB",
+        "tree PSS MB",
+    )
+    for column in columns:
+        perf.add_column(column, justify="left" if column in ("tool", "input") else "right")
+    for run in report.runs:
+        m = run.measurement
+        rate = f"{run.docs_per_s:,.0f}" + (" *" if run.tool == "kubernetes-validate" else "")
+        perf.add_row(
+            run.tool,
+            run.label + (f" ({run.error})" if run.error else ""),
+            f"{run.documents:,}",
+            f"{run.megabytes:.1f}",
+            f"{m.wall_s:.2f}",
+            rate,
+            f"{m.cpu_s:.2f}",
+            f"{run.documents / m.cpu_s:,.0f}" if m.cpu_s else "",
+            f"{_other_share(m, report):.0f} %",
+            str(m.max_processes),
+            f"{m.max_rss_mb:.0f}",
+            f"{m.tree_pss_mb:.0f}",
+        )
+    for tool, data in report.startup.items():
+        perf.add_row(
+            tool,
+            f"start-up, 1 Deployment (median of {len(data['runs_s'])})",
+            "1",
+            f"{data['megabytes']:.3f}",
+            f"{data['median_s']:.3f}",
+            "",
+            "",
+            "",
+            "",
+            "",
+            f"{data['max_rss_mb']:.0f}",
+            "",
+        )
+    console.print(perf)
+
+    accuracy = Table(title="Agreement with the expected verdicts (expected.jsonl)")
+    for column in (
+        "tool",
+        "input",
+        "agreement",
+        "invalid flagged",
+        "false positives",
+        "unchecked",
+        "findings with line",
+        "finding on broken line",
+    ):
+        accuracy.add_column(column, justify="left" if column in ("tool", "input") else "right")
+    for run in report.runs:
+        a, o = run.agreement, run.output
+        if a is None or o is None:
+            accuracy.add_row(run.tool, run.label, "n/a", "", "", "", "", "")
+            continue
+        trainops = run.tool == "trainops"
+        accuracy.add_row(
+            run.tool,
+            run.label,
+            _pct(a.agree, a.documents),
+            f"{a.flagged_invalid:,} / {a.expected_invalid:,}",
+            f"{a.false_positives:,}",
+            f"{a.documents - a.checked:,}",
+            f"{o.findings_with_line:,} / {o.findings:,}" if trainops else "no lines",
+            f"{a.at_expected_line:,} / {a.flagged_invalid:,}" if trainops else "n/a",
+        )
+    console.print(accuracy)
+
+    categories = Table(title="Invalid documents flagged, per category (flagged / expected)")
+    categories.add_column("category")
+    totals = _category_totals(report)
+    for column in totals:
+        categories.add_column(column, justify="right")
+    names = sorted({c for counts in totals.values() for c in counts})
+    for name in names:
+        categories.add_row(name, *(_ratio(counts.get(name)) for counts in totals.values()))
+    console.print(categories)
+
+    targets = Table(title="Targets (trainops)")
+    for column in ("target", "measured", "result"):
+        targets.add_column(column)
+    for target in report.targets:
+        targets.add_row(target.name, target.measured, "[green]PASS[/]" if target.passed else "[red]FAIL[/]")
+    console.print(targets)
+    for note in report.notes:
+        console.print(note, highlight=False)
+    for failure in report.failures:
+        console.print(f"[red]failed:[/] {failure}")
+
+
+def _other_share(m: Measurement, report: Report) -> float:
+    """Percent of the machine's CPU capacity other processes used during ``m``."""
+    capacity = m.wall_s * (report.machine.get("cpus") or 1)
+    return 100 * m.other_cpu_s / capacity if capacity else 0.0
+
+
+def _ratio(counts: tuple[int, int] | None) -> str:
+    if counts is None:
+        return "-"
+    flagged, expected = counts
+    return f"{flagged:,} / {expected:,}"
+
+
+def _category_totals(report: Report) -> dict[str, dict[str, tuple[int, int]]]:
+    """Column label → category → (flagged, expected)."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for run in _trainops_runs(report):
+        if run.agreement is None or run.corpus != (_headline(report) or run).corpus:
+            continue
+        column = out.setdefault(f"trainops {run.corpus} (core + CRD)", {})
+        for name, (flagged, expected) in run.agreement.by_category.items():
+            before = column.get(name, (0, 0))
+            column[name] = (before[0] + flagged, before[1] + expected)
+    for tool, agreement in sorted(report.sample_agreement.items(), reverse=True):
+        out[f"{tool} (peer sample)"] = dict(agreement.by_category)
+    return out
+
+
+def legend(report: Report) -> list[str]:
+    """Notes printed under the tables: what is measured and where the tools' semantics differ."""
+    notes = [
+        "docs/s: documents / wall time of one process run, start-up included; trainops splits large",
+        "  inputs across forked workers (procs = most processes seen at once).",
+        "* kubernetes-validate runs on a fixed sample (the first core files of the smallest corpus) and its",
+        "  docs/s is extrapolated from it; it has no CRD schemas (PyTorchJob/ServiceMonitor would be 'unchecked').",
+        "peak RSS: kernel ru_maxrss of the largest single process of the tree (not a sum), read with "
+        + (report.runs[0].measurement.method if report.runs else "/usr/bin/time")
+        + ".",
+        "tree PSS: sampled (50 ms) peak of the summed proportional set size of the whole process tree.",
+        "other CPU: share of the machine's CPU capacity used by other processes during the run (/proc/stat).",
+        "finding on broken line: invalid documents with a finding on the line the generator broke.",
+    ]
+    peer = report.sample_agreement.get("kubernetes-validate")
+    if peer is not None:
+        blind = [name for name, (flagged, expected) in peer.by_category.items() if expected and not flagged]
+        if blind:
+            notes.append(
+                "kubernetes-validate --strict misses: "
+                + "; ".join(f"{name} ({PEER_BLIND_SPOTS.get(name, 'not checked')})" for name in blind)
+                + "."
+            )
+        notes.append(
+            "kubernetes-validate reports only the first error of a document and no line numbers; it reads"
+            " unquoted timestamps as datetime objects and rejects them as 'not of type string' (trainops keeps"
+            " them as strings, like the API server; the corpus quotes them); int-or-string fields agree."
+        )
+    headline = _headline(report)
+    if headline is not None and headline.measurement.cpu_s:
+        per_cpu = headline.documents / headline.measurement.cpu_s
+        cpus = report.machine.get("cpus") or 1
+        notes.append(
+            f"trainops spends {1000 / per_cpu:.2f} CPU-ms per document on {headline.label}: with {cpus} CPUs"
+            f" it cannot exceed ~{per_cpu * cpus:,.0f} docs/s even on an idle machine."
+        )
+        if _other_share(headline.measurement, report) > 10:
+            notes.append(
+                f"[yellow]the headline run shared the machine ({_other_share(headline.measurement, report):.0f} %"
+                " of its CPU went to other processes): its docs/s is low; re-run on an idle machine.[/]"
+            )
+    load = report.machine.get("loadavg_end")
+    if load is not None:
+        notes.append(
+            f"load average at start {report.machine['loadavg_start'][0]:.2f}, at end {load[0]:.2f}"
+            " (a shared machine slows every number down)."
+        )
+    return notes
+
+
+def write_results(report: Report, path: Path) -> None:
+    """Write everything measured as JSON."""
+    runs = []
+    for run in report.runs:
+        runs.append(
+            {
+                "tool": run.tool,
+                "input": run.label,
+                "documents": run.documents,
+                "megabytes": run.megabytes,
+                "docs_per_s": run.docs_per_s,
+                "measurement": {
+                    **asdict(run.measurement),
+                    "stdout": _rel(run.measurement.stdout),
+                    "stderr": _rel(run.measurement.stderr),
+                },
+                "agreement": None
+                if run.agreement is None
+                else {**asdict(run.agreement), "agreement": run.agreement.agreement},
+                "findings": None if run.output is None else run.output.findings,
+                "findings_with_line": None if run.output is None else run.output.findings_with_line,
+                "unattributed_findings": None if run.output is None else run.output.unattributed,
+                "error": run.error,
+            }
+        )
+    payload = {
+        "kubernetes_version": KUBERNETES_VERSION,
+        "machine": report.machine,
+        "corpora": report.corpora,
+        "startup": report.startup,
+        "runs": runs,
+        "sample_agreement": {tool: asdict(a) for tool, a in report.sample_agreement.items()},
+        "targets": [asdict(t) for t in report.targets],
+        "notes": report.notes,
+        "failures": report.failures,
+    }
+    path.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def run(options: Options) -> int:
+    """Run the whole benchmark; see the module docstring for the exit code."""
+    console = Console(width=None if sys.stdout.isatty() else 170)
+    report = Report(machine=machine_info())
+    if (
+        not (REPO / ".trainops-cache" / "schemas" / "index.json").is_file()
+        and "TRAINOPS_CACHE_DIR" not in os.environ
+    ):
+        console.print(
+            "[yellow]no CRD schema cache: run `make schemas` (CRD documents will be reported as unknown kinds)[/]"
+        )
+    corpora = build_corpora(options, report, console)
+    console.print("start-up ...")
+    measure_startup(options, report)
+    for size in sorted(corpora):
+        run_trainops(options, report, corpora[size], console)
+    run_peer(options, report, corpora[min(corpora)], console)
+    report.machine["loadavg_end"] = os.getloadavg()
+    evaluate_targets(report)
+    report.notes = legend(report)
+    render(report, console)
+    write_results(report, options.out / "results.json")
+    console.print(f"results: {_rel(options.out / 'results.json')}")
+    if report.failures:
+        return 1
+    if options.check and not all(t.passed for t in report.targets):
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m bench``."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=(__doc__ or "").split("\n")[0])
+    parser.add_argument(
+        "--sizes", default="10000,100000", help="corpus sizes, comma-separated (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--peer-sample", type=int, default=Options.peer_sample, help="kubernetes-validate sample size"
+    )
+    parser.add_argument("--startup-runs", type=int, default=Options.startup_runs)
+    parser.add_argument("--workers", type=int, default=None, help="trainops --workers (default: all CPUs)")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+    if not sizes or any(s <= 0 for s in sizes):
+        parser.error("--sizes: positive integers, e.g. 10000,100000")
+    if args.peer_sample <= 0 or args.startup_runs <= 0:
+        parser.error("--peer-sample and --startup-runs must be positive")
+    return run(Options(sizes, args.peer_sample, args.startup_runs, args.workers, args.check, args.out))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
