@@ -26,7 +26,7 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, json_path
 from trainops.validate.issues import Issue
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -193,8 +193,8 @@ def stream_text(
             if node is None:  # pragma: no cover - check_node guarantees a node
                 break
             builder = _Builder()
-            data = builder.build(node, ())
-            yield Document(path, index, data, node, builder.problems, line_offset)
+            data = builder.build(node)
+            yield Document(path, index, data, node, builder.issues(node), line_offset)
             index += 1
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -217,28 +217,81 @@ def stream_text(
         loader.dispose()
 
 
-class _Builder:
-    """Construct plain values from composed nodes, recording duplicate keys and YAML 1.1 traps."""
+# First characters of plain scalars that PyYAML's YAML 1.1 resolver may type as something other
+# than a string (bool, int, float, null, timestamp, merge, value); every other plain scalar is a str.
+_RESOLVABLE_FIRST = frozenset("-+.0123456789~nNyYtTfFoO<=")
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
 
-    __slots__ = ("problems",)
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The C parser with a fast path in tag resolution (it runs for every node; profiled hot).
+
+    Plain scalars whose first character cannot start a non-string YAML 1.1 value are strings
+    without trying the resolver's regular expressions; the rest go to PyYAML's resolver unchanged.
+    Path resolvers are not used, so descending and ascending are no-ops.
+    """
+
+    def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and (not value or value[0] in _RESOLVABLE_FIRST):
+                tag: str = super().resolve(kind, value, implicit)
+                return tag
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+class _Builder:
+    """Construct plain values from composed nodes, recording duplicate keys and YAML 1.1 traps.
+
+    Hot path: no path bookkeeping while building; the JSON path of a problem node is found
+    afterwards (:meth:`issues`), which is rare.
+    """
+
+    __slots__ = ("_found",)
 
     def __init__(self) -> None:
-        self.problems: list[Issue] = []
+        self._found: list[tuple[yaml.Node, str, str, str]] = []  # (node, message, keyword, level)
 
-    def build(self, node: yaml.Node, parts: tuple[str | int, ...]) -> Any:
-        if isinstance(node, yaml.ScalarNode):
+    def issues(self, root: yaml.Node) -> list[Issue]:
+        """The recorded problems as issues with JSON paths (searched from ``root``)."""
+        if not self._found:
+            return []
+        paths = _paths_to(root, {id(node) for node, *_ in self._found})
+        return [
+            Issue(paths.get(id(node), ()), message, "yaml", keyword, level)  # type: ignore[arg-type]
+            for node, message, keyword, level in self._found
+        ]
+
+    def build(self, node: Any) -> Any:  # a yaml Node; class checked by identity (hot path)
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            tag = node.tag
+            if tag == _STR:
+                value = node.value
+                if node.style or value not in _YAML11_SHORT_BOOLS:
+                    return value
+                return self._ambiguous(node, value)
             value = _scalar(node)
-            if not node.style and _maybe_ambiguous(node.tag, node.value):
-                return self._ambiguous(node, value, parts)
+            if not node.style and _maybe_ambiguous(tag, node.value):
+                return self._ambiguous(node, value)
             return value
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*parts, i)) for i, item in enumerate(node.value)]
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, parts)
+        if cls is yaml.MappingNode:
+            return self._mapping(node)
+        if cls is yaml.SequenceNode:
+            build = self.build
+            return [build(item) for item in node.value]
         return None  # pragma: no cover - composer yields only the three node kinds
 
-    def _ambiguous(self, node: yaml.ScalarNode, value: Any, parts: tuple[str | int, ...]) -> Any:
+    def _ambiguous(self, node: yaml.ScalarNode, value: Any) -> Any:
         """Flag plain scalars that YAML 1.1 (the API server) and YAML 1.2 read differently."""
+
         text: str = node.value
         message = None
         if node.tag == _STR:
@@ -259,34 +312,54 @@ class _Builder:
                 f"but {int(text.replace('_', ''), 10)} for YAML 1.2 tools; write {value} to be unambiguous"
             )
         if message is not None:
-            self.problems.append(Issue(parts, message, "yaml", "yaml-1.1", "warning"))
+            self._found.append((node, message, "yaml-1.1", "warning"))
         return value
 
-    def _mapping(self, node: yaml.MappingNode, parts: tuple[str | int, ...]) -> dict[str, Any]:
+    def _mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        merged: dict[str, Any] = {}
+        merged: dict[str, Any] | None = None
+        build = self.build
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            key_tag = key_node.tag
+            if key_tag == _STR:
+                key = key_node.value
+            elif key_tag == _MERGE:
+                merged = merged if merged is not None else {}
                 for source in _merge_sources(value_node):
-                    value = self.build(source, parts)
+                    value = build(source)
                     if isinstance(value, dict):
                         for k, v in value.items():
                             merged.setdefault(k, v)
                 continue
-            key = _key(key_node)
+            else:
+                key = _key(key_node)
             if key in out:
-                self.problems.append(
-                    Issue(
-                        (*parts, key),
-                        f'duplicate key "{key}" (the API server rejects duplicate fields)',
-                        "yaml",
-                        "duplicate-key",
-                    )
-                )
-            out[key] = self.build(value_node, (*parts, key))
-        for k, v in merged.items():
-            out.setdefault(k, v)
+                message = f'duplicate key "{key}" (the API server rejects duplicate fields)'
+                self._found.append((key_node, message, "duplicate-key", "error"))
+            out[key] = build(value_node)
+        if merged:
+            for k, v in merged.items():
+                out.setdefault(k, v)
         return out
+
+
+def _paths_to(root: yaml.Node, targets: set[int]) -> dict[int, tuple[str | int, ...]]:
+    """JSON paths of the nodes whose ids are in ``targets`` (a mapping key maps to its entry's path)."""
+    found: dict[int, tuple[str | int, ...]] = {}
+    stack: list[tuple[yaml.Node, tuple[str | int, ...]]] = [(root, ())]
+    while stack and len(found) < len(targets):
+        node, parts = stack.pop()
+        if id(node) in targets:
+            found.setdefault(id(node), parts)
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = _key(key_node)
+                if id(key_node) in targets:
+                    found.setdefault(id(key_node), (*parts, key))
+                stack.append((value_node, (*parts, key)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, (*parts, i)) for i, item in enumerate(node.value))
+    return found
 
 
 def _maybe_ambiguous(tag: str, text: str) -> bool:
