@@ -24,6 +24,7 @@ import yaml
 
 from trainops.errors import UsageError
 from trainops.findings import Finding, json_path
+from trainops.validate.fastload import iter_fast
 from trainops.validate.issues import Issue
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -38,6 +39,8 @@ _TRUE = frozenset({"yes", "true", "on", "y"})
 _SEXAGESIMAL = re.compile(r":")
 
 YAML_SUFFIXES = (".yaml", ".yml")
+#: Use the rapidyaml fast path where it gives the same values (see :mod:`trainops.validate.fastload`).
+FAST_PATH = True
 # go-yaml v2 (sigs.k8s.io/yaml) reads these as booleans; PyYAML's YAML 1.1 resolver does not.
 _YAML11_SHORT_BOOLS = frozenset({"y", "Y", "n", "N"})
 _LEGACY_OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
@@ -51,23 +54,34 @@ class Document:
         file: the file path as given (or found under a given directory).
         index: 0-based index of the document in the file (empty documents count).
         data: the constructed value (usually a dict).
-        node: the composed node tree, for positions.
+        node: the composed node tree, for positions (``None`` until needed on the fast path).
         problems: issues found while constructing: duplicate keys (errors) and plain scalars whose
             meaning depends on the YAML version (warnings).
         line_offset: lines of the file before the parsed chunk (see :func:`stream_text`).
+        text: the document's own text, kept by the fast path to compose ``node`` lazily.
     """
 
     file: str
     index: int
     data: Any
-    node: yaml.Node
+    node: yaml.Node | None
     problems: list[Issue] = field(default_factory=list)
     line_offset: int = 0
+    text: str | None = None
+
+    def _node(self) -> yaml.Node:
+        """The composed node tree; composed from ``text`` on first use for fast-path documents."""
+        if self.node is None:
+            assert self.text is not None, "a document has a node or its text"
+            self.node = yaml.compose(self.text, Loader=_Loader)
+            if self.node is None:
+                self.node = yaml.ScalarNode(_NULL, "")
+        return self.node
 
     @property
     def line(self) -> int:
         """1-based line where the document's content starts."""
-        return int(self.node.start_mark.line) + 1 + self.line_offset
+        return int(self._node().start_mark.line) + 1 + self.line_offset
 
     def locate(self, parts: Sequence[str | int]) -> tuple[int, int]:
         """1-based (line, column) of the node at ``parts``, or of its deepest existing ancestor.
@@ -75,7 +89,7 @@ class Document:
         For a mapping entry the position of its key is returned (where a reader looks for
         ``field:``); for a sequence item, the item's own position.
         """
-        node: yaml.Node = self.node
+        node: yaml.Node = self._node()
         mark = node.start_mark
         for part in parts:
             if isinstance(node, yaml.MappingNode):
@@ -185,6 +199,28 @@ def stream_text(
         line_offset: number of lines of the file before ``text`` (positions are shifted by it).
         index_offset: number of documents of the file before ``text``.
     """
+    chunks = iter_fast(text) if FAST_PATH else None
+    if chunks is None:
+        yield from _stream_pyyaml(text, path, line_offset=line_offset, index_offset=index_offset)
+        return
+    index = index_offset
+    for chunk, fast, value in chunks:
+        offset = line_offset + chunk.line_offset
+        if fast:
+            yield Document(path, index, value, None, [], offset, chunk.text)
+            index += 1
+            continue
+        for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index):
+            yield item
+            if isinstance(item, Finding):
+                return
+            index += 1
+
+
+def _stream_pyyaml(
+    text: str, path: str, *, line_offset: int = 0, index_offset: int = 0
+) -> Iterator[Document | Finding]:
+    """The PyYAML path of :func:`stream_text`: exact YAML 1.1 semantics, problems and positions."""
     loader = _Loader(text)
     index = index_offset
     try:

@@ -1,0 +1,162 @@
+"""Fast path for YAML loading: rapidyaml parses, emits JSON, and the C json module builds values.
+
+PyYAML builds a Python node for every scalar and resolves its tag in Python; on ML-platform
+manifests that is most of the validator's time. rapidyaml (a C++ parser) turns a document into
+JSON about three times faster. Its typing is YAML 1.2, while the API server reads YAML 1.1
+(go-yaml v2), so a document takes the fast path only when nothing in it could be read differently:
+
+* no scalar that YAML 1.1 types otherwise (``y``/``n``/``yes``/``no``/``on``/``off``, ``~``,
+  ``True``/``NULL`` spellings, legacy octal ``0755``, hex, binary, base-60, ``+1``, ``1_000``,
+  ``.inf``/``.nan``, exponents without a dot), looked for in rapidyaml's JSON output;
+* no anchors, aliases, merge keys or tags (``&``, ``*``, ``<<``, ``!``);
+* no duplicate keys (checked while JSON objects are built);
+* a final line break (a block scalar at the very end of a file is chomped differently).
+
+Anything else, and anything rapidyaml or the JSON step rejects, returns ``None`` and the caller
+uses the PyYAML path, which also yields the exact problems and positions. The check is textual and
+deliberately over-cautious: a false alarm only costs speed, never correctness.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
+    import ryml
+except ImportError:  # pragma: no cover
+    ryml = None
+
+#: A line that starts a YAML document (``---`` at column 0 always does; see engine.plan_units).
+_DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
+#: Stream-level syntax the splitter does not model: directives and document-end markers.
+_STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
+_CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
+
+#: A JSON string holding a scalar YAML 1.1 types otherwise (bool, null, octal, hex, base-60, ...).
+#: Matched on rapidyaml's JSON output, where keys and values both appear as JSON strings; a quoted
+#: YAML string that happens to match only costs a fallback.
+_AMBIGUOUS_JSON = re.compile(
+    r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y|Y|n|N|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|~|'
+    r"True|TRUE|False|FALSE|Null|NULL|"
+    r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|"
+    r"[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+|"
+    r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
+    r"\+[0-9][0-9._]*|"
+    r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
+)
+#: Anchors, aliases and tags: only looked for (with a regex) when one of the characters occurs.
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:-])[&*!][^\s]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The text of one YAML document and where it starts.
+
+    Args:
+        text: the document's text (including its ``---`` line, if any).
+        line_offset: number of lines of the file before ``text``.
+    """
+
+    text: str
+    line_offset: int
+
+
+def split_documents(text: str) -> list[Chunk] | None:
+    """Split a YAML stream into per-document chunks at ``---`` lines.
+
+    Returns ``None`` when the stream uses syntax this splitter does not model (directives,
+    ``...`` end markers): the caller then parses the whole text with PyYAML. Text before the first
+    ``---`` is a document only when it has content other than comments, as in YAML.
+    """
+    if _STREAM_SYNTAX.search(text):
+        return None
+    starts = [m.start() for m in _DOC_START.finditer(text)]
+    chunks: list[Chunk] = []
+    bounds = [0, *starts, len(text)]
+    line = 0
+    for index in range(len(bounds) - 1):
+        begin, end = bounds[index], bounds[index + 1]
+        piece = text[begin:end]
+        if index > 0 or (begin < end and _CONTENT.search(piece)):
+            chunks.append(Chunk(piece, line))
+        line += piece.count("\n")
+    return chunks
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Duplicate
+    return result
+
+
+class _Duplicate(ValueError):
+    """A mapping with a duplicate key: the PyYAML path reports it with its position."""
+
+
+_DEVNULL: int | None = None
+
+
+def _float(text: str) -> float:
+    if "e" in text or "E" in text:  # PyYAML's YAML 1.1 reads 1e3 (no dot) as a string
+        raise ValueError(text)
+    return float(text)
+
+
+def fast_value(chunk: str) -> tuple[bool, Any]:
+    """Parse one document's text on the fast path.
+
+    Returns:
+        ``(True, value)`` when the fast path applies (``value`` is ``None`` for an empty
+        document), or ``(False, None)`` when the caller must use the PyYAML path.
+    """
+    # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
+    if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
+        return False, None
+    if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
+        return False, None
+    try:
+        tree = _quiet_parse(chunk.encode("utf-8"))
+    except Exception:  # rapidyaml rejects it: PyYAML reports the error with its position
+        return False, None
+    root = tree.root_id()
+    doc = tree.first_child(root) if tree.is_stream(root) else root
+    if doc == ryml.NONE:
+        return True, None
+    if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
+        return True, None
+    text = ryml.emit_json_malloc(tree, doc)
+    if _AMBIGUOUS_JSON.search(text):
+        return False, None
+    try:
+        value = json.loads(text, object_pairs_hook=_object, parse_float=_float)
+    except ValueError:  # duplicate keys, exponent floats, or a scalar JSON cannot hold (e.g. 1.)
+        return False, None
+    return True, value
+
+
+def _quiet_parse(data: bytes) -> Any:
+    """``ryml.parse_in_arena`` with stderr silenced (rapidyaml prints parse errors on fd 2)."""
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(2)
+    try:
+        os.dup2(_DEVNULL, 2)
+        return ryml.parse_in_arena(data)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def iter_fast(text: str) -> Iterator[tuple[Chunk, bool, Any]] | None:
+    """``(chunk, fast, value)`` for each document of ``text``, or ``None`` if it cannot be split."""
+    chunks = split_documents(text)
+    if chunks is None:
+        return None
+    return ((chunk, *fast_value(chunk.text)) for chunk in chunks)
