@@ -44,3 +44,14 @@ def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert parallel.sorted() == serial.sorted()
     assert (parallel.documents, parallel.files) == (serial.documents, serial.files)
     assert serial.count("error") > 0
+
+
+def test_parallel_non_utf8_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trainops.validate.engine as engine
+    from trainops.errors import UsageError
+
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(GOOD.format(i=1).encode() + b"---\nkind: caf\xe9\n")
+    monkeypatch.setattr(engine, "CHUNK_BYTES", 10)
+    with pytest.raises(UsageError, match=r"latin1.yaml: not UTF-8 text \(invalid continuation byte at byte"):
+        validate_parallel([str(path)], SchemaRegistry("1.34", None), ValidateOptions(), workers=2)

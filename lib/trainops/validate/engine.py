@@ -8,12 +8,14 @@ validation, CRD version deprecation. Positions are computed only for documents w
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from trainops.errors import UsageError
 from trainops.findings import Finding, Level, Result, json_path, parse_json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 from trainops.validate.deprecations import api_version_issues
@@ -331,6 +333,7 @@ class _UnitResult:
     documents: int
     nodes: int
     stopped: bool
+    usage_error: str | None
 
 
 def _run_unit(unit: Unit) -> _UnitResult:
@@ -338,7 +341,12 @@ def _run_unit(unit: Unit) -> _UnitResult:
     registry, options = _WORKER
     with open(unit.path, "rb") as handle:
         handle.seek(unit.start)
-        text = handle.read(unit.end - unit.start).decode("utf-8")
+        data = handle.read(unit.end - unit.start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"{unit.path}: not UTF-8 text ({exc.reason} at byte {unit.start + exc.start})"
+        return _UnitResult(unit, [], 0, 0, True, reason)
     result = Result()
     nodes = 0
     stopped = False
@@ -351,7 +359,7 @@ def _run_unit(unit: Unit) -> _UnitResult:
         if item.data is not None:
             result.documents += 1
             result.extend(validate_document(item, registry, options))
-    return _UnitResult(unit, result.findings, result.documents, nodes, stopped)
+    return _UnitResult(unit, result.findings, result.documents, nodes, stopped, None)
 
 
 def validate_parallel(
@@ -373,9 +381,15 @@ def validate_parallel(
     global _WORKER
     units: list[Unit] = []
     for path in files:
-        read_text(path)  # fails early, with a usage error, on unreadable or non-UTF-8 files
-        with open(path, "rb") as handle:
-            units.extend(plan_units(path, handle.read(), CHUNK_BYTES))
+        try:
+            size = os.path.getsize(path)
+            if size <= CHUNK_BYTES:
+                units.append(Unit(path, 0, 0, size, 0))
+                continue
+            with open(path, "rb") as handle:
+                units.extend(plan_units(path, handle.read(), CHUNK_BYTES))
+        except OSError as exc:
+            raise UsageError(f"{path}: {exc.strerror}") from None
     _WORKER = (registry, options)
     results: list[_UnitResult] = []
     try:
@@ -390,6 +404,8 @@ def validate_parallel(
     total = Result(files=len(files))
     by_file: dict[str, list[_UnitResult]] = {}
     for unit_result in results:
+        if unit_result.usage_error is not None:
+            raise UsageError(unit_result.usage_error)
         by_file.setdefault(unit_result.unit.path, []).append(unit_result)
     for path in files:
         offset = 0

@@ -466,6 +466,7 @@ def _check_annotations(
         )
 
 
+@lru_cache(maxsize=8192)
 def qualified_name_problem(value: str) -> str | None:
     """Why ``value`` is not a qualified name (``IsQualifiedName``), or ``None``.
 
@@ -493,6 +494,7 @@ def qualified_name_problem(value: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def label_value_problem(value: str) -> str | None:
     """Why ``value`` is not a label value (``IsValidLabelValue``), or ``None``."""
     if not value:
