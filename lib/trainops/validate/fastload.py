@@ -130,7 +130,7 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
         return True, None
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
         return True, None
-    text = ryml.emit_json_malloc(tree, doc)
+    text = _emit_json(tree, doc)
     if _AMBIGUOUS_JSON.search(text):
         return False, None
     try:
@@ -138,6 +138,19 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
     except ValueError:  # duplicate keys, exponent floats, or a scalar JSON cannot hold (e.g. 1.)
         return False, None
     return True, value
+
+
+_BUFFER = bytearray(1 << 16)
+
+
+def _emit_json(tree: Any, node: int) -> str:
+    """The JSON of ``node``, emitted into a reused buffer (``emit_json_malloc`` leaks its result)."""
+    global _BUFFER
+    failed, size = ryml.emit_json_to_substr(tree, node, _BUFFER)
+    if failed:
+        _BUFFER = bytearray(max(size, 2 * len(_BUFFER)))
+        failed, size = ryml.emit_json_to_substr(tree, node, _BUFFER)
+    return _BUFFER[:size].decode("utf-8")
 
 
 def _quiet_parse(data: bytes) -> Any:
