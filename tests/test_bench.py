@@ -18,18 +18,13 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, CliRun
-
-# bench/ is a top-level package of the repository, not installed: `pytest` puts only tests/ on the path.
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
 from bench.corpus import CorpusSpec, Expected, read_expected, write_corpus
 from bench.emit import Pairs, emit
 from bench.measure import run_measured
 from bench.mutate import CATEGORIES
 from bench.objects import CORE_KINDS, CRD_KINDS, new_ctx
 from bench.verdicts import ToolOutput, compare, parse_kubernetes_validate, parse_trainops
+from conftest import CliRun
 
 Cli = Callable[..., CliRun]
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
