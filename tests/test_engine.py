@@ -100,3 +100,18 @@ def test_mpijob_version_resolved_from_declared_operators(
     assert "[unknown-kind]" not in run.out  # the removal explains it; no second finding
     wrong = cli("validate", "-o", "text", "--cluster", "v1-jobs", str(v2))
     assert wrong.code == 1 and "kubeflow.org/v2beta1 MPIJob is served by mpi-operator" in wrong.out
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("c2VjcmV0", True), ("", True), ("not base64!", False), ("c2VjcmV0=", False)],
+)
+def test_secret_data_must_be_base64(cli: Any, tmp_path: Path, value: str, ok: bool) -> None:
+    path = tmp_path / "secret.yaml"
+    path.write_text(
+        f'apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: ml}}\ndata:\n  token: "{value}"\n'
+    )
+    run = cli("validate", "-o", "text", str(path))
+    assert (run.code == 0) is ok, run.out
+    if not ok:
+        assert '$.data.token: "' in run.out and 'is not a "byte"' in run.out
