@@ -293,6 +293,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
         UPSTREAM_MISTAKE,
         '$.spec.generators[0].matrix.generators[0].union: unknown field "union"',
     ),
+    "argo-cd/docs/operator-manual/argocd-secret.yaml": (
+        UPSTREAM_MISTAKE,
+        '$.data[\'webhook.github.secret\']: "shhhh! it\'s a github secret" is not a "byte"',
+    ),
     "argo-cd/docs/operator-manual/argocd-repo-creds.yaml": (
         UPSTREAM_MISTAKE,
         "$.stringData.githubAppID: expected string, got integer 1",
