@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -30,12 +29,12 @@ from typing import Any, Literal
 from bench.emit import Pairs, Parts, emit
 from bench.mutate import Category, break_document
 from bench.objects import CORE_KINDS, CRD_KINDS, Builder, new_ctx
+from trainops.findings import json_path
 
 #: Bump when the generator's output changes, so existing corpora are rebuilt.
 GENERATOR_VERSION = 3
 Group = Literal["core", "crd"]
 GROUPS: tuple[Group, ...] = ("core", "crd")
-_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
 @dataclass(frozen=True)
@@ -91,19 +90,6 @@ class Expected:
     category: Category | None = None
     path: str | None = None
     error_line: int | None = None
-
-
-def json_path(parts: Parts) -> str:
-    """``("spec", "containers", 0, "name")`` → ``$.spec.containers[0].name`` (quoted when not simple)."""
-    out = ["$"]
-    for part in parts:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif _SIMPLE_KEY.match(part):
-            out.append(f".{part}")
-        else:
-            out.append("['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']")
-    return "".join(out)
 
 
 @dataclass(frozen=True)
