@@ -55,3 +55,25 @@ def test_parallel_non_utf8_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(engine, "CHUNK_BYTES", 10)
     with pytest.raises(UsageError, match=r"latin1.yaml: not UTF-8 text \(invalid continuation byte at byte"):
         validate_parallel([str(path)], SchemaRegistry("1.34", None), ValidateOptions(), workers=2)
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from trainops.commands import validate_cmd
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with validate_cmd._progress() as update:
+        assert update is None
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with validate_cmd._progress() as update:
+        assert update is not None
+        update(1, 4)
+        update(4, 4)
+    assert "validating" in terminal.getvalue()
