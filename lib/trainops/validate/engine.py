@@ -19,6 +19,7 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Level, Result, json_path, parse_json_path
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 from trainops.validate.deprecations import api_version_issues
+from trainops.validate.fastload import silence_stderr
 from trainops.validate.issues import Issue
 from trainops.validate.loader import Document, read_text, stream_text
 from trainops.validate.semantic import semantic_issues
@@ -394,7 +395,7 @@ def validate_parallel(
     results: list[_UnitResult] = []
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=silence_stderr) as pool:
             for done, unit_result in enumerate(pool.map(_run_unit, units, chunksize=1), start=1):
                 results.append(unit_result)
                 if progress:

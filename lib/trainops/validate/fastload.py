@@ -100,6 +100,17 @@ class _Duplicate(ValueError):
 
 
 _DEVNULL: int | None = None
+#: Set in worker processes whose stderr is already /dev/null (see :func:`silence_stderr`).
+_SILENCED = False
+
+
+def silence_stderr() -> None:
+    """Point this process's fd 2 at /dev/null for good (validation workers report via the pool)."""
+    global _SILENCED
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    _SILENCED = True
 
 
 def _float(text: str) -> float:
@@ -156,6 +167,8 @@ def _emit_json(tree: Any, node: int) -> str:
 def _quiet_parse(data: bytes) -> Any:
     """``ryml.parse_in_arena`` with stderr silenced (rapidyaml prints parse errors on fd 2)."""
     global _DEVNULL
+    if _SILENCED:
+        return ryml.parse_in_arena(data)
     if _DEVNULL is None:
         _DEVNULL = os.open(os.devnull, os.O_WRONLY)
     saved = os.dup(2)
