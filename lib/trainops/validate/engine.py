@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from trainops.errors import UsageError
@@ -94,9 +95,8 @@ def validate_document(
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return _locate(document, raws, data)
     schema = registry.get(api_version, kind)
-    deprecations = api_version_issues(
-        api_version, kind, kubernetes_minor=registry.core.minor, operators=registry.operators
-    )
+    operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
+    deprecations = _deprecations(api_version, kind, registry.core.minor, operators)
     raws.extend(deprecations)
     if schema is None:
         removed = any(issue.level == "error" for issue in deprecations)
@@ -131,6 +131,15 @@ def validate_document(
         warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
         raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
     return _locate(document, raws, data)
+
+
+@lru_cache(maxsize=1024)
+def _deprecations(
+    api_version: str, kind: str, minor: int, operators: tuple[tuple[str, str], ...] | None
+) -> tuple[Issue, ...]:
+    """:func:`api_version_issues`, memoised: it depends only on its arguments (hot per document)."""
+    installed = dict(operators) if operators is not None else None
+    return tuple(api_version_issues(api_version, kind, kubernetes_minor=minor, operators=installed))
 
 
 def _list_map_issues(issues: list[Issue], *, builtin: bool, covered: list[Issue]) -> list[Issue]:

@@ -293,7 +293,7 @@ def _walk(node: _Node, value: Any, path: list[str | int], out: list[Issue]) -> N
                     _walk(sub, child, path, out)
                 path.pop()
     elif isinstance(value, list):
-        if node.map_keys is not None:
+        if node.map_keys is not None and len(value) > 1:
             _duplicates(node.map_keys, value, path, out)
         if node.items:
             for index, item in enumerate(value):
