@@ -292,8 +292,9 @@ def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
 
 # --- parallel validation of large inputs ------------------------------------------------------
 
-#: Files larger than this are split at document boundaries into chunks of about this size.
-CHUNK_BYTES = 1 << 20
+#: Files larger than this (bytes) are split at document boundaries into chunks of about this size;
+#: smaller files are whole units (the parent then reads nothing before the workers start).
+CHUNK_BYTES = 4 << 20
 _DOC_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)
 
 
