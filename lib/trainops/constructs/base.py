@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any, ClassVar
 
+from trainops.naming import DNS1123_LABEL
 from trainops.nodeenv import configure_node
 
 configure_node()
@@ -19,15 +19,10 @@ configure_node()
 from cdk8s import ApiObject, JsonPatch  # noqa: E402
 from constructs import Construct  # noqa: E402
 
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
 #: Annotation carrying the sha256 (first 16 hex digits) of an object's spec.
 SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
 
 __all__ = [
-    "DNS_1123_LABEL",
-    "DNS_1123_SUBDOMAIN",
     "SPEC_HASH_ANNOTATION",
     "Construct",
     "ObjectConstruct",
@@ -77,7 +72,7 @@ def require_name(construct: str, prop: str, value: str, *, max_length: int = 63)
     Raises:
         ValueError: quoting the construct, prop and value.
     """
-    if not isinstance(value, str) or not DNS_1123_LABEL.match(value) or len(value) > max_length:
+    if not isinstance(value, str) or DNS1123_LABEL.problem(value) or len(value) > max_length:
         raise ValueError(
             f"{construct} {prop}={value!r}: must be a DNS-1123 label "
             f"(lower-case alphanumerics and '-', at most {max_length} characters)"

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from trainops.naming import DNS1035_LABEL, label_value_problem, qualified_name_problem
 from trainops.quantity import Quantity, QuantityError, parse_quantity
 
 #: Argo CD sync-wave annotation: lower waves sync first (PVCs -1, workloads 0, monitors/HPAs 1).
@@ -24,9 +25,6 @@ PROTECT_OPTIONS = "Prune=false,Delete=false"
 #: Sync option for custom resources whose CRD another app installs.
 SKIP_DRY_RUN_OPTIONS = "SkipDryRunOnMissingResource=true"
 
-_DNS_1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 # Docker reference grammar (distribution/reference): [host[:port]/]path[:tag][@digest].
 _IMAGE_HOST = re.compile(r"^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+)(?::[0-9]+)?$")
 _IMAGE_PATH_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
@@ -48,7 +46,7 @@ def require_dns1035(construct: str, prop: str, value: str, *, max_length: int = 
     Raises:
         ValueError: quoting the construct, prop and value.
     """
-    if not isinstance(value, str) or not _DNS_1035_LABEL.match(value) or len(value) > max_length:
+    if not isinstance(value, str) or DNS1035_LABEL.problem(value) or len(value) > max_length:
         raise ValueError(
             f"{construct} {prop}={value!r}: must be a DNS-1035 label (lower-case alphanumerics and '-', "
             f"starting with a letter, at most {max_length} characters)"
@@ -172,15 +170,9 @@ def require_labels(construct: str, prop: str, labels: Mapping[str, str]) -> dict
     """
     out: dict[str, str] = {}
     for key, value in labels.items():
-        prefix, _, name = key.rpartition("/")
-        if (
-            not isinstance(key, str)
-            or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
-            or len(name) > 63
-            or not _LABEL_NAME.match(name)
-        ):
+        if not isinstance(key, str) or qualified_name_problem(key):
             raise ValueError(f"{construct} {prop}: label key {key!r} is not a valid label key")
-        if not isinstance(value, str) or len(value) > 63 or (value and not _LABEL_NAME.match(value)):
+        if not isinstance(value, str) or label_value_problem(value):
             raise ValueError(f"{construct} {prop}: label {key}={value!r} is not a valid label value")
         out[key] = value
     return out

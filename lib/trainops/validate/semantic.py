@@ -79,6 +79,21 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final, TypeGuard
 
+from trainops.naming import (
+    ANNOTATIONS_MAX_BYTES,
+    CRONJOB_NAME_MAX,
+    DNS1035_LABEL,
+    DNS1123_LABEL,
+    DNS1123_SUBDOMAIN,
+    LABEL_VALUE_MAX,
+    PATH_SEGMENT,
+    PORT_NAME_MAX,
+    NameSyntax,
+    label_value_problem,
+    qualified_name_problem,
+)
+from trainops.naming import byte_len as _byte_len
+from trainops.naming import quoted as _q
 from trainops.quantity import QuantityError, parse_quantity
 from trainops.validate.issues import Issue
 
@@ -86,88 +101,8 @@ RULE: Final = "api-server"
 
 Parts = tuple[str | int, ...]
 
-# --- syntax (k8s.io/apimachinery/pkg/util/validation/validation.go) --------------------------------
-
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _PORT_NAME_CHARSET = re.compile(r"[-a-z0-9]+")
 _PORT_NAME_LETTER = re.compile(r".*[a-z]")
-
-DNS1123_LABEL_MAX = 63
-DNS1123_SUBDOMAIN_MAX = 253
-QUALIFIED_NAME_MAX = 63
-LABEL_VALUE_MAX = 63
-PORT_NAME_MAX = 15
-#: ``TotalAnnotationSizeLimitB`` (apimachinery ``pkg/api/validation/objectmeta.go``): 256 KiB.
-ANNOTATIONS_MAX_BYTES = 256 * 1024
-#: ``ValidateCronJobCreate``: 63 minus the 11-character ``-<timestamp>`` suffix of its Jobs.
-CRONJOB_NAME_MAX = 52
-
-_SUBDOMAIN_TEXT = "lower-case alphanumerics, '-' and '.', at most 253 characters"
-_LABEL_TEXT = (
-    "lower-case alphanumerics and '-', starting and ending with an alphanumeric, at most 63 characters"
-)
-_DNS1035_TEXT = (
-    "lower-case alphanumerics and '-', starting with a letter and ending with an alphanumeric, "
-    "at most 63 characters"
-)
-_QUALIFIED_TEXT = (
-    "alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric, at most 63 characters"
-)
-_LABEL_VALUE_TEXT = "at most 63 characters: alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric, or empty"
-
-
-@dataclass(frozen=True)
-class NameSyntax:
-    """One of the API server's name syntaxes.
-
-    Args:
-        keyword: the check name used as ``Issue.keyword``.
-        title: e.g. ``DNS-1123 subdomain``.
-        pattern: the full-match pattern, or ``None`` for path segments.
-        max_len: the byte limit, or ``None``.
-        rules: the rule in words, for messages.
-    """
-
-    keyword: str
-    title: str
-    pattern: re.Pattern[str] | None
-    max_len: int | None
-    rules: str
-
-    def problem(self, value: str, *, prefix: bool = False) -> str | None:
-        """Why ``value`` is not of this syntax (``None`` when it is).
-
-        ``prefix`` checks a ``generateName``: a trailing ``-`` is allowed (``maskTrailingDash``).
-        """
-        if self.pattern is None:  # path.IsValidPathSegmentName / IsValidPathSegmentPrefix
-            if not prefix and value in (".", ".."):
-                return "may not be '.' or '..'"
-            if "/" in value or "%" in value:
-                return "may not contain '/' or '%'"
-            return None
-        if prefix and len(value) > 1 and value.endswith("-"):
-            value = value[:-1] + "a"
-        size = _byte_len(value)
-        if self.max_len is not None and size > self.max_len:
-            return f"({size} characters) is not a {self.title} ({self.rules})"
-        if self.pattern.fullmatch(value) is None:
-            return f"is not a {self.title} ({self.rules})"
-        return None
-
-
-DNS1123_SUBDOMAIN: Final = NameSyntax(
-    "dns1123-subdomain", "DNS-1123 subdomain", _DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_TEXT
-)
-DNS1123_LABEL: Final = NameSyntax(
-    "dns1123-label", "DNS-1123 label", _DNS1123_LABEL, DNS1123_LABEL_MAX, _LABEL_TEXT
-)
-DNS1035_LABEL: Final = NameSyntax(
-    "dns1035-label", "DNS-1035 label", _DNS1035_LABEL, DNS1123_LABEL_MAX, _DNS1035_TEXT
-)
-PATH_SEGMENT: Final = NameSyntax("path-segment-name", "path segment", None, None, "no '/' or '%'")
 
 #: (API group, kind) → syntax of ``metadata.name``; anything else is a DNS-1123 subdomain
 #: (``NameIsDNSSubdomain``, also what apiextensions applies to every custom resource).
@@ -464,46 +399,6 @@ def _check_annotations(
                 "annotations-size",
             )
         )
-
-
-@lru_cache(maxsize=8192)
-def qualified_name_problem(value: str) -> str | None:
-    """Why ``value`` is not a qualified name (``IsQualifiedName``), or ``None``.
-
-    A qualified name is an optional DNS-1123 subdomain prefix (≤ 253) and ``/``, then a name of at
-    most 63 alphanumerics, ``-``, ``_`` and ``.``, starting and ending with an alphanumeric.
-    """
-    prefix, slash, name = value.partition("/")
-    if slash:
-        if "/" in name:
-            return "has more than one '/' (a qualified name is [<DNS-1123 subdomain>/]<name>)"
-        if not prefix:
-            return "has an empty prefix before '/'"
-        problem = DNS1123_SUBDOMAIN.problem(prefix)
-        if problem:
-            return f"has a prefix {_q(prefix)} that {problem}"
-    else:
-        name = prefix
-    if not name:
-        return "has an empty name part"
-    size = _byte_len(name)
-    if size > QUALIFIED_NAME_MAX:
-        return f"has a name part of {size} characters, more than {QUALIFIED_NAME_MAX}"
-    if _QUALIFIED_NAME.fullmatch(name) is None:
-        return f"has an invalid name part {_q(name)} ({_QUALIFIED_TEXT})"
-    return None
-
-
-@lru_cache(maxsize=8192)
-def label_value_problem(value: str) -> str | None:
-    """Why ``value`` is not a label value (``IsValidLabelValue``), or ``None``."""
-    if not value:
-        return None
-    size = _byte_len(value)
-    if size > LABEL_VALUE_MAX or _QUALIFIED_NAME.fullmatch(value) is None:
-        shown = f"({size} characters) " if size > LABEL_VALUE_MAX else ""
-        return f"{shown}is not a valid label value ({_LABEL_VALUE_TEXT})"
-    return None
 
 
 def port_name_problem(value: str) -> str | None:
@@ -1245,15 +1140,6 @@ def _get(node: Any, path: tuple[str, ...]) -> Any:
 
 def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _byte_len(value: str) -> int:
-    return len(value) if value.isascii() else len(value.encode("utf-8"))
-
-
-def _q(value: str, limit: int = 80) -> str:
-    text = value if len(value) <= limit else value[: limit - 1] + "…"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _fmt(raw: Any) -> str:

@@ -1,0 +1,145 @@
+"""Kubernetes name and label syntax, shared by constructs (own-prop errors) and the validator.
+
+Sources: k8s.io/apimachinery ``pkg/util/validation/validation.go`` (``IsDNS1123Label``,
+``IsDNS1123Subdomain``, ``IsDNS1035Label``, ``IsQualifiedName``, ``IsValidLabelValue``) and
+``pkg/api/validation/path`` (path segment names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+# --- syntax (k8s.io/apimachinery/pkg/util/validation/validation.go) --------------------------------
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+
+DNS1123_LABEL_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
+QUALIFIED_NAME_MAX = 63
+LABEL_VALUE_MAX = 63
+PORT_NAME_MAX = 15
+#: ``TotalAnnotationSizeLimitB`` (apimachinery ``pkg/api/validation/objectmeta.go``): 256 KiB.
+ANNOTATIONS_MAX_BYTES = 256 * 1024
+#: ``ValidateCronJobCreate``: 63 minus the 11-character ``-<timestamp>`` suffix of its Jobs.
+CRONJOB_NAME_MAX = 52
+
+_SUBDOMAIN_TEXT = "lower-case alphanumerics, '-' and '.', at most 253 characters"
+_LABEL_TEXT = (
+    "lower-case alphanumerics and '-', starting and ending with an alphanumeric, at most 63 characters"
+)
+_DNS1035_TEXT = (
+    "lower-case alphanumerics and '-', starting with a letter and ending with an alphanumeric, "
+    "at most 63 characters"
+)
+_QUALIFIED_TEXT = (
+    "alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric, at most 63 characters"
+)
+_LABEL_VALUE_TEXT = "at most 63 characters: alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric, or empty"
+
+
+@dataclass(frozen=True)
+class NameSyntax:
+    """One of the API server's name syntaxes.
+
+    Args:
+        keyword: the check name used as ``Issue.keyword``.
+        title: e.g. ``DNS-1123 subdomain``.
+        pattern: the full-match pattern, or ``None`` for path segments.
+        max_len: the byte limit, or ``None``.
+        rules: the rule in words, for messages.
+    """
+
+    keyword: str
+    title: str
+    pattern: re.Pattern[str] | None
+    max_len: int | None
+    rules: str
+
+    def problem(self, value: str, *, prefix: bool = False) -> str | None:
+        """Why ``value`` is not of this syntax (``None`` when it is).
+
+        ``prefix`` checks a ``generateName``: a trailing ``-`` is allowed (``maskTrailingDash``).
+        """
+        if self.pattern is None:  # path.IsValidPathSegmentName / IsValidPathSegmentPrefix
+            if not prefix and value in (".", ".."):
+                return "may not be '.' or '..'"
+            if "/" in value or "%" in value:
+                return "may not contain '/' or '%'"
+            return None
+        if prefix and len(value) > 1 and value.endswith("-"):
+            value = value[:-1] + "a"
+        size = byte_len(value)
+        if self.max_len is not None and size > self.max_len:
+            return f"({size} characters) is not a {self.title} ({self.rules})"
+        if self.pattern.fullmatch(value) is None:
+            return f"is not a {self.title} ({self.rules})"
+        return None
+
+
+DNS1123_SUBDOMAIN: Final = NameSyntax(
+    "dns1123-subdomain", "DNS-1123 subdomain", _DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_TEXT
+)
+DNS1123_LABEL: Final = NameSyntax(
+    "dns1123-label", "DNS-1123 label", _DNS1123_LABEL, DNS1123_LABEL_MAX, _LABEL_TEXT
+)
+DNS1035_LABEL: Final = NameSyntax(
+    "dns1035-label", "DNS-1035 label", _DNS1035_LABEL, DNS1123_LABEL_MAX, _DNS1035_TEXT
+)
+PATH_SEGMENT: Final = NameSyntax("path-segment-name", "path segment", None, None, "no '/' or '%'")
+
+
+@lru_cache(maxsize=8192)
+def qualified_name_problem(value: str) -> str | None:
+    """Why ``value`` is not a qualified name (``IsQualifiedName``), or ``None``.
+
+    A qualified name is an optional DNS-1123 subdomain prefix (≤ 253) and ``/``, then a name of at
+    most 63 alphanumerics, ``-``, ``_`` and ``.``, starting and ending with an alphanumeric.
+    """
+    prefix, slash, name = value.partition("/")
+    if slash:
+        if "/" in name:
+            return "has more than one '/' (a qualified name is [<DNS-1123 subdomain>/]<name>)"
+        if not prefix:
+            return "has an empty prefix before '/'"
+        problem = DNS1123_SUBDOMAIN.problem(prefix)
+        if problem:
+            return f"has a prefix {quoted(prefix)} that {problem}"
+    else:
+        name = prefix
+    if not name:
+        return "has an empty name part"
+    size = byte_len(name)
+    if size > QUALIFIED_NAME_MAX:
+        return f"has a name part of {size} characters, more than {QUALIFIED_NAME_MAX}"
+    if _QUALIFIED_NAME.fullmatch(name) is None:
+        return f"has an invalid name part {quoted(name)} ({_QUALIFIED_TEXT})"
+    return None
+
+
+@lru_cache(maxsize=8192)
+def label_value_problem(value: str) -> str | None:
+    """Why ``value`` is not a label value (``IsValidLabelValue``), or ``None``."""
+    if not value:
+        return None
+    size = byte_len(value)
+    if size > LABEL_VALUE_MAX or _QUALIFIED_NAME.fullmatch(value) is None:
+        shown = f"({size} characters) " if size > LABEL_VALUE_MAX else ""
+        return f"{shown}is not a valid label value ({_LABEL_VALUE_TEXT})"
+    return None
+
+
+def byte_len(value: str) -> int:
+    """Length in bytes as the API server counts it (UTF-8)."""
+    return len(value) if value.isascii() else len(value.encode("utf-8"))
+
+
+def quoted(value: str, limit: int = 80) -> str:
+    """``value`` in double quotes, shortened to ``limit`` characters, for messages."""
+    text = value if len(value) <= limit else value[: limit - 1] + "…"
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
