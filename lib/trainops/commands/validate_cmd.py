@@ -15,7 +15,13 @@ from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir, find_root
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
-from trainops.validate.engine import UnknownKinds, ValidateOptions, validate_files, validate_parallel
+from trainops.validate.engine import (
+    UnknownKinds,
+    ValidateOptions,
+    relax_gc,
+    validate_files,
+    validate_parallel,
+)
 from trainops.validate.loader import expand_paths
 
 
@@ -107,6 +113,7 @@ def run_validate(options: ValidateCommand) -> int:
     version, operators = resolve_target(options.kubernetes_version, options.cluster)
     registry = SchemaRegistry(version, options.cache_dir or default_cache_dir(), operators)
     validate_options = ValidateOptions(unknown_kinds=options.unknown_kinds)
+    relax_gc()
     workers = options.workers if options.workers is not None else (os.cpu_count() or 1)
     size = sum(os.path.getsize(f) for f in files)
     if workers > 1 and size >= PARALLEL_BYTES:
