@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from bench.emit import Pairs, Parts
 
@@ -47,16 +47,7 @@ Category = Literal[
     "duplicate-key",
     "api-server",
 ]
-CATEGORIES: tuple[Category, ...] = (
-    "wrong-type",
-    "unknown-field",
-    "missing-required",
-    "int32-range",
-    "date-time",
-    "quantity",
-    "duplicate-key",
-    "api-server",
-)
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 Op = Literal["set", "rename", "delete", "insert", "duplicate"]
 
 

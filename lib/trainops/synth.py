@@ -25,6 +25,7 @@ from trainops import __version__
 from trainops.app import AppDef, build_chart, check_registry
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
+from trainops.hashing import content_hash
 from trainops.quantity import QuantityError, canonical_quantity
 from trainops.yamlio import dump_document
 
@@ -85,11 +86,20 @@ class Project:
 
 @dataclass(frozen=True)
 class AppResult:
-    """What synth produced for one app on one cluster: relative file path → YAML text."""
+    """What synth produced for one app on one cluster.
+
+    Args:
+        cluster: cluster name.
+        app: app name.
+        files: file name → YAML text, sorted by file name.
+        objects: file name → the normalised object written there (for lock.json).
+        seconds: wall time of the render, in seconds.
+    """
 
     cluster: str
     app: str
     files: dict[str, str]
+    objects: dict[str, dict[str, Any]]
     seconds: float
 
 
@@ -149,7 +159,7 @@ def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     metadata["labels"] = labels
     body = {k: v for k, v in obj.items() if k not in ("metadata", "status")}
     annotations = dict(metadata.get("annotations") or {})
-    annotations[SPEC_HASH_ANNOTATION] = _sha256_json(body)[:16]
+    annotations[SPEC_HASH_ANNOTATION] = content_hash(body, 16)
     metadata["annotations"] = annotations
     obj = {**obj, "metadata": metadata}
     ordered: dict[str, Any] = _ordered(obj)
@@ -170,21 +180,30 @@ def render_app(app_def: AppDef, cluster: Cluster) -> dict[str, str]:
     Raises:
         UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
     """
+    return {name: dump_document(obj) for name, obj in render_objects(app_def, cluster).items()}
+
+
+def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any]]:
+    """Synthesise one app for one cluster into normalised objects keyed by file name (sorted).
+
+    Raises:
+        UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
+    """
     try:
         _, chart = build_chart(app_def, cluster)
         manifests: list[dict[str, Any]] = list(chart.to_json())
         normalised = [normalise(_plain(m), app_def) for m in manifests]
     except ValueError as exc:
         raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from exc
-    files: dict[str, str] = {}
+    objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
         name = file_name(obj)
-        if name in files:
+        if name in objects:
             raise UsageError(
                 f"apps: app {app_def.name!r} on cluster {cluster.name!r}: two objects would be written to {name}"
             )
-        files[name] = dump_document(obj)
-    return dict(sorted(files.items()))
+        objects[name] = obj
+    return dict(sorted(objects.items()))
 
 
 def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
@@ -196,22 +215,21 @@ def render_project(project: Project, *, cluster: str | None = None) -> list[AppR
             if not app_def.targets(target):
                 continue
             start = time.perf_counter()
-            files = render_app(app_def, target)
-            results.append(AppResult(target.name, app_def.name, files, time.perf_counter() - start))
+            objects = render_objects(app_def, target)
+            files = {name: dump_document(obj) for name, obj in objects.items()}
+            results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
     return results
 
 
 def lock_file(cluster: str, results: Iterable[AppResult]) -> str:
     """Build ``lock.json`` for one cluster: object identity → file, sha256 and spec hash."""
-    import yaml
-
     objects = []
     for result in results:
         if result.cluster != cluster:
             continue
         for name, text in result.files.items():
-            obj = yaml.safe_load(text)
-            meta = obj["metadata"]
+            meta = result.objects[name]["metadata"]
+            obj = result.objects[name]
             objects.append(
                 {
                     "apiVersion": obj["apiVersion"],
@@ -290,11 +308,6 @@ def read_tree(out: Path, clusters: Iterable[str]) -> dict[str, str]:
             if path.is_file():
                 tree[path.relative_to(out).as_posix()] = path.read_text(encoding="utf-8")
     return tree
-
-
-def _sha256_json(value: Any) -> str:
-    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
 def _plain(value: Any) -> Any:

@@ -7,10 +7,9 @@ few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, ClassVar
 
+from trainops.hashing import content_hash
 from trainops.naming import DNS1123_LABEL
 from trainops.nodeenv import configure_node
 
@@ -19,11 +18,7 @@ configure_node()
 from cdk8s import ApiObject, JsonPatch  # noqa: E402
 from constructs import Construct  # noqa: E402
 
-#: Annotation carrying the sha256 (first 16 hex digits) of an object's spec.
-SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
-
 __all__ = [
-    "SPEC_HASH_ANNOTATION",
     "Construct",
     "ObjectConstruct",
     "content_hash",
@@ -78,16 +73,6 @@ def require_name(construct: str, prop: str, value: str, *, max_length: int = 63)
             f"(lower-case alphanumerics and '-', at most {max_length} characters)"
         )
     return value
-
-
-def content_hash(value: Any, length: int = 6) -> str:
-    """Return the first ``length`` hex digits of the sha256 of ``value`` as canonical JSON.
-
-    Canonical JSON: sorted keys, no whitespace, UTF-8. Used for run-once name suffixes and the
-    spec-hash annotation, so the same spec always gives the same hash.
-    """
-    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:length]
 
 
 def run_once_name(base: str, spec: Any) -> str:
