@@ -34,11 +34,11 @@ def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A schema cache synced from ../shared/crds once per test session."""
     if not CRDS.is_dir():
         pytest.skip("../shared/crds is not beside the repo")
+    from trainops.pipeline import sync_schemas
     from trainops.schemas.catalog import load_catalog
-    from trainops.schemas.sync import sync
 
     cache = tmp_path_factory.mktemp("cache")
-    sync(load_catalog(REPO / "schemas" / "catalog.yaml"), cache, mirror=CRDS)
+    sync_schemas(load_catalog(REPO / "schemas" / "catalog.yaml"), cache, mirror=CRDS)
     return cache
 
 
@@ -113,7 +113,7 @@ def synth() -> object:
     """``synth(chart)`` → ``{"Kind/name": YAML text}`` normalised exactly as ``trainops synth`` writes it."""
     from trainops.app import AppDef
     from trainops.synth import normalise
-    from trainops.yamlio import dump_document
+    from trainops.yaml.dump import dump_document
 
     app_def = AppDef(
         name="golden", build=lambda chart, cluster: None, namespace="ml-test", team="ml-platform"

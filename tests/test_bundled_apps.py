@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.synth import Project, load_project, render_app
+from trainops.project import Project, load_project
+from trainops.synth import render_app
 
 REPO = Path(__file__).resolve().parents[1]
 APP_NAMES = ["training-data", "pytorch-ddp-single-node", "pytorch-ddp-multi-node", "tf-serving"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import trainops.commands.validate_cmd as validate_cmd
+import trainops.pipeline as pipeline
 
 VALID = """apiVersion: v1
 kind: ConfigMap
@@ -92,7 +92,7 @@ def test_unexpected_error_is_exit_3(cli: Any, tmp_path: Path, monkeypatch: pytes
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(validate_cmd, "validate_files", boom)
+    monkeypatch.setattr(pipeline, "validate_files", boom)
     run = cli("validate", str(_write(tmp_path, VALID)))
     assert run.code == 3
     assert run.err.strip() == "trainops: unexpected error: RuntimeError: kaboom (re-run with --traceback)"
@@ -102,7 +102,7 @@ def test_traceback_flag_shows_traceback(cli: Any, tmp_path: Path, monkeypatch: p
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(validate_cmd, "validate_files", boom)
+    monkeypatch.setattr(pipeline, "validate_files", boom)
     run = cli("--traceback", "validate", str(_write(tmp_path, VALID)))
     assert run.code == 3
     assert "Traceback (most recent call last)" in run.err

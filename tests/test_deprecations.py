@@ -13,7 +13,8 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from trainops.validate.deprecations import (
+from trainops.findings import Issue
+from trainops.validate.checks.deprecated_api import (
     COMPONENT_LABELS,
     DEPRECATIONS,
     KUBERNETES,
@@ -23,8 +24,7 @@ from trainops.validate.deprecations import (
     parse_version,
     removed_in,
 )
-from trainops.validate.issues import Issue
-from trainops.validate.loader import load_file
+from trainops.yaml.load import load_file
 
 EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "examples"
 needs_examples = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="../shared/examples is not beside the repo")

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-import trainops.validate.loader as loader
+import trainops.yaml.load as loader
 from conftest import EXAMPLES, needs_shared
-from trainops.validate.fastload import fast_value, split_documents
-from trainops.validate.loader import Document, stream_text
+from trainops.yaml.fast import fast_value, split_documents
+from trainops.yaml.load import Document, stream_text
 
 
 def _values(text: str, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any, int]]:

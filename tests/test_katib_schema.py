@@ -14,7 +14,7 @@ import pytest
 from trainops.schemas.convert import OBJECT_META_DEF
 from trainops.schemas.local import LOCAL_SCHEMAS, load_local_schema, local_schema_dir
 from trainops.schemas.registry import SchemaRegistry
-from trainops.validate.loader import load_file
+from trainops.yaml.load import load_file
 
 EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "examples"
 KATIB = EXAMPLES / "katib"

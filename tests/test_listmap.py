@@ -17,9 +17,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from trainops.validate.issues import Issue
-from trainops.validate.listmap import ListMapChecker
-from trainops.validate.loader import load_file
+from trainops.findings import Issue
+from trainops.validate.checks.list_map import ListMapChecker
+from trainops.yaml.load import load_file
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 EXAMPLES = SHARED / "examples"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trainops.findings import json_path
-from trainops.validate.loader import load_text
+from trainops.yaml.load import load_text
 
 
 def test_timestamps_and_sexagesimal_stay_strings() -> None:

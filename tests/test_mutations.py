@@ -19,7 +19,7 @@ import yaml
 from conftest import EXAMPLES, needs_shared
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.engine import ValidateOptions, validate_files
-from trainops.yamlio import dump_document
+from trainops.yaml.dump import dump_document
 
 pytestmark = needs_shared
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from trainops.schemas.registry import SchemaRegistry
-from trainops.validate.engine import ValidateOptions, plan_units, validate_files, validate_parallel
+from trainops.validate.engine import ValidateOptions, validate_files
+from trainops.validate.parallel import plan_units, validate_parallel
 
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: v\n"
 BAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: 1\n"
@@ -34,7 +35,7 @@ def test_plan_units_cut_at_document_starts(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("broken", [None, 30], ids=["valid-yaml", "yaml-error-mid-file"])
 def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: int | None) -> None:
-    import trainops.validate.engine as engine
+    import trainops.validate.parallel as engine
 
     path = str(_corpus(tmp_path / "c.yaml", broken))
     registry = SchemaRegistry("1.34", None)
@@ -47,7 +48,7 @@ def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_parallel_non_utf8_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import trainops.validate.engine as engine
+    import trainops.validate.parallel as engine
     from trainops.errors import UsageError
 
     path = tmp_path / "latin1.yaml"
@@ -61,7 +62,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     import io
     import sys
 
-    from trainops.commands import validate_cmd
+    from trainops.cli import validate as validate_cmd
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

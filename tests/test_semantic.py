@@ -1,4 +1,4 @@
-"""API-server checks beyond the schema (trainops.validate.semantic): one passing and one failing case
+"""API-server checks beyond the schema (trainops.validate.checks.api_server): one passing and one failing case
 per check, every pod template location, defensive handling of odd shapes, and the upstream examples."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from trainops.validate.loader import load_file
-from trainops.validate.semantic import EACH_ITEM, EACH_VALUE, POD_TEMPLATE_SITES, semantic_issues
+from trainops.kinds import EACH_ITEM, EACH_VALUE, POD_TEMPLATE_SITES
+from trainops.validate.checks.api_server import semantic_issues
+from trainops.yaml.load import load_file
 
 EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "examples"
 

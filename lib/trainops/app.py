@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from trainops.cluster import Cluster
+from trainops.naming import DNS1123_LABEL, require
 from trainops.nodeenv import configure_node
 
 if TYPE_CHECKING:
     from cdk8s import App, Chart
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 BuildFn = Callable[["Chart", Cluster], None]
 
@@ -46,9 +44,7 @@ class AppDef:
 
     def __post_init__(self) -> None:
         for prop in ("name", "namespace", "team"):
-            value = getattr(self, prop)
-            if not _DNS_LABEL.match(value) or len(value) > 63:
-                raise ValueError(f"AppDef {prop}={value!r}: must be a DNS-1123 label")
+            require(DNS1123_LABEL, "AppDef", prop, getattr(self, prop))
 
     def targets(self, cluster: Cluster) -> bool:
         """Whether this app is deployed to ``cluster``."""

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.naming import DNS1123_LABEL, require
+
 OperatorName = Literal[
     "training-operator",
     "trainer",
@@ -24,7 +26,6 @@ OperatorName = Literal[
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,7 @@ class Cluster:
     argocd_server: str = "https://kubernetes.default.svc"
 
     def __post_init__(self) -> None:
-        if not _DNS_LABEL.match(self.name) or len(self.name) > 63:
-            raise ValueError(f"Cluster name={self.name!r}: must be a DNS-1123 label")
+        require(DNS1123_LABEL, "Cluster", "name", self.name)
         if not _MINOR.match(self.kubernetes_version):
             raise ValueError(
                 f"Cluster kubernetes_version={self.kubernetes_version!r}: expected '1.N', e.g. '1.34'"

@@ -64,6 +64,26 @@ class Finding:
         return f"{self.api_version}, Kind={self.kind}"
 
 
+@dataclass(frozen=True)
+class Issue:
+    """One problem at a JSON path of a document, before positions are known: what every check and
+    policy rule returns; the engine adds file, line and object identity to make a :class:`Finding`.
+
+    Args:
+        parts: path inside the document, e.g. ``("spec", "containers", 0, "name")``; ``()`` is the root.
+        message: one line: what is wrong, the actual value and the limit.
+        rule: the ID of a rule registered in :mod:`trainops.rules` (e.g. ``api-server``, ``schema``).
+        keyword: the schema keyword, CEL rule or named check that failed, when applicable.
+        level: ``error`` (default), ``warning`` or ``info``.
+    """
+
+    parts: tuple[str | int, ...]
+    message: str
+    rule: str
+    keyword: str | None = None
+    level: Level = "error"
+
+
 @dataclass
 class Result:
     """Findings of one run plus counts of what was checked."""

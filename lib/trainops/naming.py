@@ -143,3 +143,28 @@ def quoted(value: str, limit: int = 80) -> str:
     """``value`` in double quotes, shortened to ``limit`` characters, for messages."""
     text = value if len(value) <= limit else value[: limit - 1] + "…"
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def require(
+    syntax: NameSyntax, owner: str, prop: str, value: object, *, max_length: int | None = None
+) -> str:
+    """Check a name prop and return it: the one own-prop name check of constructs, apps and clusters.
+
+    Args:
+        syntax: e.g. :data:`DNS1123_LABEL` or :data:`DNS1035_LABEL`.
+        owner: who has the prop, for the message, e.g. ``"PyTorchJob"`` or ``"AppDef"``.
+        prop: the prop name, e.g. ``"name"``.
+        value: the proposed name.
+        max_length: a tighter limit in characters than the syntax's own (e.g. 45 for a Kubeflow
+            job base name that gets a hash suffix). Default: the syntax's limit.
+
+    Raises:
+        ValueError: ``<owner> <prop>='<value>': must be a <syntax> (<rules>)``.
+    """
+    limit = max_length if max_length is not None else syntax.max_len
+    if isinstance(value, str) and not syntax.problem(value) and (limit is None or len(value) <= limit):
+        return value
+    rules = syntax.rules
+    if limit is not None and syntax.max_len is not None and limit != syntax.max_len:
+        rules = rules.replace(f"at most {syntax.max_len} characters", f"at most {limit} characters")
+    raise ValueError(f"{owner} {prop}={value!r}: must be a {syntax.title} ({rules})")

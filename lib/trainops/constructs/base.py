@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from trainops.hashing import content_hash
-from trainops.naming import DNS1123_LABEL
+from trainops.naming import DNS1123_LABEL, NameSyntax, require
 from trainops.nodeenv import configure_node
 
 configure_node()
@@ -55,24 +55,24 @@ class ObjectConstruct(Construct):
         return self.API_VERSION
 
 
-def require_name(construct: str, prop: str, value: str, *, max_length: int = 63) -> str:
-    """Check that ``value`` is a DNS-1123 label (Kubernetes object names used as labels).
+def require_name(
+    construct: str, prop: str, value: str, *, max_length: int = 63, syntax: NameSyntax = DNS1123_LABEL
+) -> str:
+    """Check that ``value`` is a name of ``syntax`` (default: DNS-1123 label) of at most
+    ``max_length`` characters; :func:`trainops.naming.require` for constructs.
 
     Args:
         construct: construct class name for the message, e.g. ``"PyTorchJob"``.
         prop: prop name for the message, e.g. ``"name"``.
         value: the proposed name.
         max_length: maximum length in characters. Default: 63.
+        syntax: :data:`~trainops.naming.DNS1123_LABEL` (default) or
+            :data:`~trainops.naming.DNS1035_LABEL` (Services, Kubeflow jobs).
 
     Raises:
         ValueError: quoting the construct, prop and value.
     """
-    if not isinstance(value, str) or DNS1123_LABEL.problem(value) or len(value) > max_length:
-        raise ValueError(
-            f"{construct} {prop}={value!r}: must be a DNS-1123 label "
-            f"(lower-case alphanumerics and '-', at most {max_length} characters)"
-        )
-    return value
+    return require(syntax, construct, prop, value, max_length=max_length)
 
 
 def run_once_name(base: str, spec: Any) -> str:

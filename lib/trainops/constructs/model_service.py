@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 from cdk8s import Chart
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, ObjectConstruct, emit
-from trainops.constructs.props import require_dns1035, require_labels, require_whole
+from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs.props import require_labels, require_whole
+from trainops.naming import DNS1035_LABEL
 
 if TYPE_CHECKING:
     from trainops.constructs.model_server import ModelServer
@@ -54,7 +55,7 @@ class ModelService(ObjectConstruct):
     ) -> None:
         super().__init__(scope, id)
         self._server = server
-        self._name = require_dns1035(_KIND, "name", server.name if name is None else name)
+        self._name = require_name(_KIND, "name", server.name if name is None else name, syntax=DNS1035_LABEL)
         self._port = require_whole(_KIND, "port", server.port if port is None else port, minimum=1)
         if self._port > 65535:
             raise ValueError(f"{_KIND} port={port!r}: must be at most 65535")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from trainops.naming import DNS1035_LABEL, label_value_problem, qualified_name_problem
+from trainops.naming import label_value_problem, qualified_name_problem
 from trainops.quantity import Quantity, QuantityError, parse_quantity
 
 #: Argo CD sync-wave annotation: lower waves sync first (PVCs -1, workloads 0, monitors/HPAs 1).
@@ -36,22 +36,6 @@ _DURATION_MS = (365 * 86_400_000, 7 * 86_400_000, 86_400_000, 3_600_000, 60_000,
 # Kubernetes env var names: any printable ASCII except '=' (core/v1 validation since 1.34 relaxed
 # the C identifier rule); trainops keeps the portable form that shells and Python accept.
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-
-
-def require_dns1035(construct: str, prop: str, value: str, *, max_length: int = 63) -> str:
-    """Check that ``value`` is a DNS-1035 label: lower-case alphanumerics and '-', starting with a letter.
-
-    Kubeflow Training Operator job names and Service names must be DNS-1035 labels.
-
-    Raises:
-        ValueError: quoting the construct, prop and value.
-    """
-    if not isinstance(value, str) or DNS1035_LABEL.problem(value) or len(value) > max_length:
-        raise ValueError(
-            f"{construct} {prop}={value!r}: must be a DNS-1035 label (lower-case alphanumerics and '-', "
-            f"starting with a letter, at most {max_length} characters)"
-        )
-    return value
 
 
 def require_whole(construct: str, prop: str, value: object, *, minimum: int = 0) -> int:

@@ -27,13 +27,13 @@ from trainops.constructs.props import (
     SKIP_DRY_RUN_OPTIONS,
     argocd_annotations,
     half_quantity,
-    require_dns1035,
     require_env,
     require_image,
     require_labels,
     require_quantity,
     require_whole,
 )
+from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
 
 _KIND = "PyTorchJob"
@@ -236,7 +236,7 @@ class PyTorchJob(ObjectConstruct):
                 f"{_KIND} cluster={cluster.name!r}: the cluster does not list training-operator in operators"
             )
         self._cluster = cluster
-        self._base_name = require_dns1035(_KIND, "name", name, max_length=MAX_BASE_NAME)
+        self._base_name = require_name(_KIND, "name", name, max_length=MAX_BASE_NAME, syntax=DNS1035_LABEL)
         self._image = require_image(_KIND, "image", image)
         self._command = _strings("command", command)
         self._args = _strings("args", args)

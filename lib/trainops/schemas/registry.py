@@ -80,32 +80,9 @@ class KindSchema:
     openapi: dict[str, Any] | None = None
     namespaced: bool = True
     _validator: Any = field(default=None, repr=False)
-    _cel: Any = field(default=None, repr=False)
-    _list_maps: Any = field(default=None, repr=False)
-
-    @property
-    def cel(self) -> Any:
-        """The compiled CEL rules of a CRD schema (a ``CelValidator``), or ``None`` when it has none."""
-        if self._cel is None and self.openapi is not None:
-            from trainops.validate.cel import CelValidator
-
-            validator = CelValidator.for_schema(self.openapi)
-            self._cel = validator if validator.has_rules else False
-        return self._cel or None
-
-    @property
-    def list_maps(self) -> Any:
-        """A ``ListMapChecker`` for ``x-kubernetes-list-type: map`` lists, or ``None`` when there are none.
-
-        CRDs use the raw ``openAPIV3Schema`` (the converted schema drops ``x-kubernetes-list-*``);
-        built-in kinds use the bundle, whose definitions keep them.
-        """
-        if self._list_maps is None:
-            from trainops.validate.listmap import ListMapChecker
-
-            checker = ListMapChecker.from_schema(self.openapi if self.openapi is not None else self.schema)
-            self._list_maps = False if checker.empty else checker
-        return self._list_maps or None
+    #: Per-consumer compiled artefacts (e.g. the validator's CEL programs), cached with the schema so
+    #: they are built once per process; the registry itself never reads it.
+    extras: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def validator(self) -> Any:

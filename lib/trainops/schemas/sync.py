@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trainops.atomic import staged_directory
 from trainops.errors import SchemaError
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.convert import convert_crd_schema
-from trainops.validate.loader import load_text
+from trainops.yaml.load import load_text
+
+#: Counts a CRD version's CEL rules (``rules``, ``evaluated``, ``skipped``, ``errors``) from its raw
+#: ``openAPIV3Schema``; supplied by the caller (the validator owns CEL), recorded in the index.
+CelCensus = Callable[[dict[str, Any]], dict[str, int]]
 
 INDEX_VERSION = 2
 
@@ -38,10 +41,11 @@ class SyncReport:
     cache: Path
 
 
-def catalog_digest(entries: list[CatalogEntry]) -> str:
-    """sha256 over the entries' names and checksums: the cache is current when it matches."""
+def catalog_digest(entries: list[CatalogEntry], *, census: bool = False) -> str:
+    """sha256 over the entries' names and checksums (and whether CEL rules were counted): the cache
+    is current when it matches."""
     text = "\n".join(f"{e.name} {e.sha256}" for e in entries)
-    return hashlib.sha256(f"{INDEX_VERSION}\n{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{INDEX_VERSION}\n{'cel' if census else ''}\n{text}".encode()).hexdigest()
 
 
 def fetch_entry(entry: CatalogEntry, mirror: Path | None, timeout: float = 60.0) -> bytes:
@@ -75,7 +79,9 @@ def fetch_entry(entry: CatalogEntry, mirror: Path | None, timeout: float = 60.0)
     return data
 
 
-def convert_entry(entry: CatalogEntry, data: bytes) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def convert_entry(
+    entry: CatalogEntry, data: bytes, census: CelCensus | None = None
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Convert every served version of the CRD in ``data``.
 
     Returns:
@@ -107,7 +113,7 @@ def convert_entry(entry: CatalogEntry, data: bytes) -> list[tuple[dict[str, Any]
             "x-kubernetes-preserve-unknown-fields": True,
         }
         converted = convert_crd_schema(raw, group=group, version=name, kind=kind)
-        cel = _cel_census(raw)
+        cel = census(raw) if census is not None else None
         rel = f"crds/{group}/{name}/{kind}.{entry.operator}.json"
         index_entry = {
             "apiVersion": f"{group}/{name}",
@@ -120,26 +126,12 @@ def convert_entry(entry: CatalogEntry, data: bytes) -> list[tuple[dict[str, Any]
             "deprecated": bool(version.get("deprecated", False)),
             "deprecationWarning": version.get("deprecationWarning"),
             "scope": spec.get("scope", "Namespaced"),
-            "cel": cel,
         }
+        if cel is not None:
+            index_entry["cel"] = cel
         document = {"schema": converted, "openAPIV3Schema": raw}
         out.append((index_entry, document))
     return out
-
-
-def _cel_census(raw: dict[str, Any]) -> dict[str, int]:
-    """Counts of the version's CEL rules: total, evaluated, skipped (transition rules), errors."""
-    if "x-kubernetes-validations" not in json.dumps(raw):
-        return {"rules": 0, "evaluated": 0, "skipped": 0, "errors": 0}
-    from trainops.validate.cel import CelValidator
-
-    census = CelValidator.for_schema(raw).census
-    return {
-        "rules": census.total,
-        "evaluated": census.evaluated,
-        "skipped": census.skipped_transition,
-        "errors": census.errors,
-    }
 
 
 def sync(
@@ -149,16 +141,26 @@ def sync(
     mirror: Path | None,
     force: bool = False,
     progress: Callable[[CatalogEntry], None] | None = None,
+    census: CelCensus | None = None,
 ) -> SyncReport:
     """Fetch, verify and convert every catalog entry into ``cache/schemas``.
 
-    Skips the work when the cache index already matches the catalog digest, unless ``force``.
+    Skips the work when the cache index already matches the catalog digest, unless ``force``. The
+    cache directory is replaced atomically (:func:`trainops.atomic.staged_directory`).
+
+    Args:
+        entries: catalog entries (:func:`trainops.schemas.catalog.load_catalog`).
+        cache: the cache root; schemas go to ``cache/schemas``.
+        mirror: read CRD files from this directory instead of their URLs.
+        force: convert even when the cache is current.
+        progress: called with each entry before it is converted.
+        census: counts each version's CEL rules for the index (``schemas list``); ``None`` skips it.
 
     Raises:
         SchemaError: a source cannot be read, fails its checksum or is not the catalogued CRD.
     """
     target = cache / "schemas"
-    digest = catalog_digest(entries)
+    digest = catalog_digest(entries, census=census is not None)
     index_path = target / "index.json"
     if not force and index_path.is_file():
         try:
@@ -167,15 +169,13 @@ def sync(
             current = {}
         if current.get("catalog") == digest:
             return SyncReport(len(entries), len(current.get("schemas", [])), True, cache)
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".schemas.", dir=cache))
-    try:
-        index: list[dict[str, Any]] = []
+    index: list[dict[str, Any]] = []
+    with staged_directory(target) as staging:
         for entry in entries:
             if progress:
                 progress(entry)
             data = fetch_entry(entry, mirror)
-            for index_entry, document in convert_entry(entry, data):
+            for index_entry, document in convert_entry(entry, data, census):
                 path = staging / index_entry["file"]
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(document, separators=(",", ":"), sort_keys=True), encoding="utf-8")
@@ -185,15 +185,4 @@ def sync(
             json.dumps({"catalog": digest, "schemas": index}, indent=1, sort_keys=True) + "\n",
             encoding="utf-8",
         )
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=".schemas.old.", dir=cache))
-            old.rmdir()
-            target.rename(old)
-            staging.rename(target)
-            shutil.rmtree(old)
-        else:
-            staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
     return SyncReport(len(entries), len(index), False, cache)

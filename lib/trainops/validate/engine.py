@@ -1,47 +1,43 @@
 """Validate YAML documents against the schema registry and report findings.
 
 Per document, in order: YAML problems (syntax, duplicate keys), shape (a mapping with apiVersion
-and kind), schema lookup (unknown kinds are errors unless downgraded), strict JSON Schema
-validation, CRD version deprecation. Positions are computed only for documents with findings.
+and kind), apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless
+downgraded), then every check family of :data:`trainops.validate.checks.CHECKS` (strict JSON Schema,
+API-server checks, list-map keys, CEL rules, CRD version deprecation). Positions are computed only
+for documents with findings.
 """
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
-import os
-import re
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
-from trainops.errors import UsageError
-from trainops.findings import Finding, Level, Result, json_path, parse_json_path
-from trainops.schemas.registry import KindSchema, SchemaRegistry
-from trainops.validate.deprecations import api_version_issues
-from trainops.validate.fastload import silence_stderr
-from trainops.validate.issues import Issue
-from trainops.validate.loader import Document, read_text, stream_text
-from trainops.validate.semantic import semantic_issues
+from trainops.findings import Finding, Issue, Level, Result, json_path
+from trainops.rules import RuleInfo, register
+from trainops.schemas.registry import SchemaRegistry
+from trainops.validate.checks import CHECKS
+from trainops.validate.checks.deprecated_api import api_version_issues
+from trainops.validate.checks.schema import RULE as SCHEMA
+from trainops.validate.checks.schema import type_name
+from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
+from trainops.yaml.load import YAML, Document, read_text, stream_text
 
-UnknownKinds = Literal["error", "warning", "skip"]
+__all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
 
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
-
-
-@dataclass(frozen=True)
-class ValidateOptions:
-    """Options of one validation run.
-
-    Args:
-        unknown_kinds: what a kind with no schema is: ``error`` (default), ``warning`` or ``skip``.
-        max_messages: cap on schema findings per document (the rest are summarised). Default: 50.
-    """
-
-    unknown_kinds: UnknownKinds = "error"
-    max_messages: int = 50
+UNKNOWN_KIND = register(
+    RuleInfo(
+        id="unknown-kind",
+        level="error",
+        summary="The target knows the document's apiVersion and kind: a built-in kind of its "
+        "Kubernetes minor, or a CRD of an operator it runs.",
+        rationale="The API server answers 404 for a kind it does not serve; an operator the cluster "
+        "does not run never acts on its objects.",
+        remediation="Use an apiVersion the target serves, install the operator, or pass "
+        "--unknown-kinds warning for kinds validated elsewhere.",
+        source="https://kubernetes.io/docs/concepts/extend-kubernetes/api-extension/custom-resources/",
+    )
+)
 
 
 def validate_files(files: Sequence[str], registry: SchemaRegistry, options: ValidateOptions) -> Result:
@@ -84,15 +80,15 @@ def validate_document(
     data = document.data
     raws: list[Issue] = [*document.problems]
     if not isinstance(data, dict):
-        raws.append(Issue((), f"document is not a mapping (got {_type_name(data)})", "yaml", None))
+        raws.append(Issue((), f"document is not a mapping (got {type_name(data)})", YAML.id, None))
         return _locate(document, raws, {})
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if api_version is None and kind is None:
-        raws.append(Issue((), "not a Kubernetes object: no apiVersion and no kind", "schema", "required"))
+        raws.append(Issue((), "not a Kubernetes object: no apiVersion and no kind", SCHEMA.id, "required"))
         return _locate(document, raws, data)
     for field_name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
-            raws.append(Issue((field_name,), f"missing or empty {field_name}", "schema", "required"))
+            raws.append(Issue((field_name,), f"missing or empty {field_name}", SCHEMA.id, "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return _locate(document, raws, data)
     schema = registry.get(api_version, kind)
@@ -105,32 +101,20 @@ def validate_document(
             level: Level = "error" if options.unknown_kinds == "error" else "warning"
             raws.append(
                 Issue(
-                    ("kind",), _unknown_kind_message(api_version, kind, registry), "unknown-kind", None, level
+                    ("kind",),
+                    _unknown_kind_message(api_version, kind, registry),
+                    UNKNOWN_KIND.id,
+                    None,
+                    level,
                 )
             )
         return _locate(document, raws, data)
     if schema.openapi is not None:
         _prune_nulls(data)
-    schema_issues = _schema_errors(schema, data, options.max_messages)
-    raws.extend(schema_issues)
-    at_fault = {issue.parts for issue in schema_issues}
-    semantic = [
-        issue
-        for issue in semantic_issues(data, api_version, kind, namespaced=schema.namespaced)
-        if issue.parts not in at_fault
-    ]
-    raws.extend(semantic)
-    list_maps = schema.list_maps
-    if list_maps is not None:
-        raws.extend(
-            _list_map_issues(list_maps.issues(data), builtin=schema.openapi is None, covered=semantic)
-        )
-    cel = schema.cel
-    if cel is not None:
-        raws.extend(Issue(parse_json_path(v.path), v.message, "cel", v.rule) for v in cel.validate(data))
-    if schema.deprecated:
-        warning = schema.deprecation_warning or f"{api_version} {kind} is deprecated"
-        raws.append(Issue(("apiVersion",), warning, "deprecated-api", None, "warning"))
+    context = DocumentContext(data, api_version, kind, schema, registry, options)
+    for check in CHECKS:
+        context.found.extend(check.run(context))
+    raws.extend(context.found)
     return _locate(document, raws, data)
 
 
@@ -141,25 +125,6 @@ def _deprecations(
     """:func:`api_version_issues`, memoised: it depends only on its arguments (hot per document)."""
     installed = dict(operators) if operators is not None else None
     return tuple(api_version_issues(api_version, kind, kubernetes_minor=minor, operators=installed))
-
-
-def _list_map_issues(issues: list[Issue], *, builtin: bool, covered: list[Issue]) -> list[Issue]:
-    """Duplicate list-map keys: errors for custom resources, warnings for built-in kinds.
-
-    apiextensions-apiserver rejects duplicates in ``x-kubernetes-list-type: map`` lists of custom
-    resources. For built-in kinds create/update only warns (duplicate env names, ports); server-side
-    apply rejects them (kubernetes/kubernetes#113482). Duplicates the API server's own validation
-    rejects (container and volume names) are already reported by the semantic checks.
-    """
-    if not builtin:
-        return issues
-    out = []
-    for issue in issues:
-        if any(other.parts[: len(issue.parts)] == issue.parts for other in covered):
-            continue
-        message = f"{issue.message}; the API server warns, server-side apply rejects it"
-        out.append(replace(issue, level="warning", message=message))
-    return out
 
 
 def _prune_nulls(value: Any) -> None:
@@ -177,74 +142,6 @@ def _prune_nulls(value: Any) -> None:
     elif isinstance(value, list):
         for item in value:
             _prune_nulls(item)
-
-
-def _schema_errors(schema: KindSchema, data: dict[str, Any], limit: int) -> list[Issue]:
-    raws: list[Issue] = []
-    for error in schema.validator.iter_errors(data):
-        raws.extend(_explain(error, data))
-        if len(raws) >= limit:
-            raws.append(
-                Issue((), f"more than {limit} schema errors; showing the first {limit}", "schema", None)
-            )
-            break
-    return raws
-
-
-def _explain(error: Any, data: dict[str, Any]) -> Iterable[Issue]:
-    parts = tuple(error.instance_path)
-    kind = error.kind
-    name = type(kind).__name__
-    if name == "AdditionalProperties":
-        for field_name in kind.unexpected:
-            yield Issue(
-                (*parts, field_name), f'unknown field "{field_name}"', "schema", "additionalProperties"
-            )
-        return
-    if name == "Required":
-        yield Issue(parts, f'missing required field "{kind.property}"', "schema", "required")
-        return
-    if name == "Type":
-        expected = [t for t in _types(kind) if t != "null"]
-        value = _value_at(data, parts)
-        yield Issue(
-            parts,
-            f"expected {' or '.join(expected)}, got {_type_name(value)} {_short(value)}".rstrip(),
-            "schema",
-            "type",
-        )
-        return
-    keyword = str(error.schema_path[-1]) if error.schema_path else None
-    yield Issue(parts, str(error.message), "schema", keyword)
-
-
-def _types(kind: Any) -> list[str]:
-    types = getattr(kind, "types", None)
-    if types is None:
-        return []
-    return [str(t) for t in (types if isinstance(types, list | tuple) else [types])]
-
-
-def _value_at(data: Any, parts: Sequence[str | int]) -> Any:
-    for part in parts:
-        try:
-            data = data[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    if value is None:
-        return ""
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:
@@ -289,160 +186,3 @@ def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
             )
         )
     return findings
-
-
-# --- parallel validation of large inputs ------------------------------------------------------
-
-#: Files larger than this (bytes) are split at document boundaries into chunks of about this size;
-#: smaller files are whole units (the parent then reads nothing before the workers start).
-CHUNK_BYTES = 4 << 20
-_DOC_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A piece of work: the bytes of ``path`` from ``start`` to ``end``.
-
-    ``line_offset`` is the number of lines before ``start``; ``chunk`` orders the units of a file.
-    """
-
-    path: str
-    chunk: int
-    start: int
-    end: int
-    line_offset: int
-
-
-def plan_units(path: str, data: bytes, chunk_bytes: int = CHUNK_BYTES) -> list[Unit]:
-    """Split ``data`` into units at ``---`` lines, each at least ``chunk_bytes`` long (but the last).
-
-    A line starting with ``---`` at column 0 always starts a YAML document (the spec forbids
-    document markers inside scalars and flow collections), so chunks parse on their own.
-    """
-    if len(data) <= chunk_bytes:
-        return [Unit(path, 0, 0, len(data), 0)]
-    units: list[Unit] = []
-    start = 0
-    lines_before = 0
-    for match in _DOC_START.finditer(data, chunk_bytes):
-        cut = match.start()
-        if cut - start < chunk_bytes:
-            continue
-        units.append(Unit(path, len(units), start, cut, lines_before))
-        lines_before += data.count(b"\n", start, cut)
-        start = cut
-    units.append(Unit(path, len(units), start, len(data), lines_before))
-    return units
-
-
-_WORKER: tuple[SchemaRegistry, ValidateOptions] | None = None
-
-
-def relax_gc() -> None:
-    """Tune the cyclic garbage collector for streaming validation.
-
-    Each document allocates many short-lived, acyclic dicts and lists (freed by reference counting);
-    frequent young-generation collections only cost time. Objects alive now (schemas, registry) are
-    frozen out of future collections.
-    """
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 100)
-
-
-def _init_worker() -> None:
-    silence_stderr()
-    relax_gc()
-
-
-@dataclass
-class _UnitResult:
-    unit: Unit
-    findings: list[Finding]
-    documents: int
-    nodes: int
-    stopped: bool
-    usage_error: str | None
-
-
-def _run_unit(unit: Unit) -> _UnitResult:
-    assert _WORKER is not None
-    registry, options = _WORKER
-    with open(unit.path, "rb") as handle:
-        handle.seek(unit.start)
-        data = handle.read(unit.end - unit.start)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"{unit.path}: not UTF-8 text ({exc.reason} at byte {unit.start + exc.start})"
-        return _UnitResult(unit, [], 0, 0, True, reason)
-    result = Result()
-    nodes = 0
-    stopped = False
-    for item in stream_text(text, unit.path, line_offset=unit.line_offset):
-        if isinstance(item, Finding):
-            result.findings.append(item)
-            stopped = True
-            continue
-        nodes += 1
-        if item.data is not None:
-            result.documents += 1
-            result.extend(validate_document(item, registry, options))
-    return _UnitResult(unit, result.findings, result.documents, nodes, stopped, None)
-
-
-def validate_parallel(
-    files: Sequence[str],
-    registry: SchemaRegistry,
-    options: ValidateOptions,
-    *,
-    workers: int,
-    progress: Callable[[int, int], None] | None = None,
-) -> Result:
-    """Validate ``files`` across ``workers`` forked processes; same findings as :func:`validate_files`.
-
-    Large files are split into chunks at document boundaries; document indices are renumbered and
-    a YAML error stops its file exactly as in a serial run.
-
-    Args:
-        progress: called as ``progress(done_units, total_units)`` after each unit.
-    """
-    global _WORKER
-    units: list[Unit] = []
-    for path in files:
-        try:
-            size = os.path.getsize(path)
-            if size <= CHUNK_BYTES:
-                units.append(Unit(path, 0, 0, size, 0))
-                continue
-            with open(path, "rb") as handle:
-                units.extend(plan_units(path, handle.read(), CHUNK_BYTES))
-        except OSError as exc:
-            raise UsageError(f"{path}: {exc.strerror}") from None
-    _WORKER = (registry, options)
-    results: list[_UnitResult] = []
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
-            for done, unit_result in enumerate(pool.map(_run_unit, units, chunksize=1), start=1):
-                results.append(unit_result)
-                if progress:
-                    progress(done, len(units))
-    finally:
-        _WORKER = None
-    total = Result(files=len(files))
-    by_file: dict[str, list[_UnitResult]] = {}
-    for unit_result in results:
-        if unit_result.usage_error is not None:
-            raise UsageError(unit_result.usage_error)
-        by_file.setdefault(unit_result.unit.path, []).append(unit_result)
-    for path in files:
-        offset = 0
-        for unit_result in sorted(by_file.get(path, []), key=lambda r: r.unit.chunk):
-            total.documents += unit_result.documents
-            total.findings.extend(
-                replace(f, document=(f.document or 0) + offset) if offset else f for f in unit_result.findings
-            )
-            offset += unit_result.nodes
-            if unit_result.stopped:
-                break
-    return total

@@ -59,10 +59,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from trainops.findings import Level
-from trainops.validate.issues import Issue
+from trainops.findings import Issue, Level
+from trainops.rules import RuleInfo, register
+from trainops.validate.context import Check, DocumentContext
 
-RULE = "deprecated-api"
+RULE = register(
+    RuleInfo(
+        id="deprecated-api",
+        level="error",
+        summary="No apiVersion removed in the target Kubernetes minor or operator version (error), "
+        "none deprecated (warning), Kubeflow v1 jobs noted where Trainer v2 supersedes them (info).",
+        rationale="A removed apiVersion fails on apply after an upgrade; a deprecated one will.",
+        remediation="Move the object to the replacement apiVersion named in the message.",
+        source="https://kubernetes.io/docs/reference/using-api/deprecation-guide/",
+    )
+)
 KUBERNETES = "kubernetes"
 
 Version = tuple[int, ...]
@@ -571,12 +582,12 @@ def _kubernetes_issue(entry: ApiDeprecation, kind: str, minor: int) -> Issue | N
     advice = _advice(entry, kind, minor)
     if entry.removed_in is not None and target >= entry.removed_in:
         message = f"{subject} was removed in Kubernetes {_show(entry.removed_in, KUBERNETES)}"
-        return Issue(("apiVersion",), f"{message}; {advice} ({entry.source})", RULE)
+        return Issue(("apiVersion",), f"{message}; {advice} ({entry.source})", RULE.id)
     if target >= entry.deprecated_in:
         message = f"{subject} is deprecated since Kubernetes {_show(entry.deprecated_in, KUBERNETES)}"
         if entry.removed_in is not None:
             message += f" and removed in {_show(entry.removed_in, KUBERNETES)}"
-        return Issue(("apiVersion",), f"{message}; {advice} ({entry.source})", RULE, None, "warning")
+        return Issue(("apiVersion",), f"{message}; {advice} ({entry.source})", RULE.id, None, "warning")
     return None
 
 
@@ -612,7 +623,7 @@ def _operator_issue(
 
 
 def _issue(text: str, entry: ApiDeprecation, level: Level) -> Issue:
-    return Issue(("apiVersion",), f"{text} ({entry.source})", RULE, None, level)
+    return Issue(("apiVersion",), f"{text} ({entry.source})", RULE.id, None, level)
 
 
 def _advice(entry: ApiDeprecation, kind: str, minor: int) -> str:
@@ -627,3 +638,16 @@ def _advice(entry: ApiDeprecation, kind: str, minor: int) -> str:
 def _show(version: Version, component: str) -> str:
     text = ".".join(str(part) for part in version)
     return text if component == KUBERNETES else f"v{text}"
+
+
+def check(context: DocumentContext) -> list[Issue]:
+    """The CRD version's own ``deprecated: true`` flag, as a warning with its ``deprecationWarning``
+    (the apiVersion table above is consulted before the schema lookup, see :func:`api_version_issues`)."""
+    schema = context.schema
+    if not schema.deprecated:
+        return []
+    warning = schema.deprecation_warning or f"{context.api_version} {context.kind} is deprecated"
+    return [Issue(("apiVersion",), warning, RULE.id, None, "warning")]
+
+
+CHECK = Check(RULE, check)

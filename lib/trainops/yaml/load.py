@@ -23,9 +23,23 @@ from typing import Any
 import yaml
 
 from trainops.errors import UsageError
-from trainops.findings import Finding, json_path
-from trainops.validate.fastload import iter_fast
-from trainops.validate.issues import Issue
+from trainops.findings import Finding, Issue, json_path
+from trainops.rules import RuleInfo, register
+from trainops.yaml.fast import iter_fast
+
+YAML = register(
+    RuleInfo(
+        id="yaml",
+        level="error",
+        summary="The file is YAML the API server reads as intended: it parses, has no duplicate keys, "
+        "every document is a mapping, and YAML 1.1 surprises (yes/no/on/off, 0755 octals, 1:20 "
+        "sexagesimals) are pointed out.",
+        rationale="kubectl and Argo CD read YAML with go-yaml (YAML 1.1): a file that parses differently "
+        "there, or not at all, deploys something other than what the reviewer read.",
+        remediation="Fix the syntax at the reported line, or quote the scalar so every YAML reader sees a string.",
+        source="https://github.com/kubernetes-sigs/yaml",
+    )
+)
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -39,7 +53,7 @@ _TRUE = frozenset({"yes", "true", "on", "y"})
 _SEXAGESIMAL = re.compile(r":")
 
 YAML_SUFFIXES = (".yaml", ".yml")
-#: Use the rapidyaml fast path where it gives the same values (see :mod:`trainops.validate.fastload`).
+#: Use the rapidyaml fast path where it gives the same values (see :mod:`trainops.yaml.fast`).
 FAST_PATH = True
 # go-yaml v2 (sigs.k8s.io/yaml) reads these as booleans; PyYAML's YAML 1.1 resolver does not.
 _YAML11_SHORT_BOOLS = frozenset({"y", "Y", "n", "N"})
@@ -239,7 +253,7 @@ def _stream_pyyaml(
         problem = exc.problem or exc.context or "invalid YAML"
         context = f" ({exc.context})" if exc.context and exc.problem else ""
         yield Finding(
-            rule="yaml",
+            rule=YAML.id,
             level="error",
             message=f"invalid YAML: {problem}{context}",
             file=path,
@@ -248,7 +262,7 @@ def _stream_pyyaml(
             document=index,
         )
     except yaml.YAMLError as exc:
-        yield Finding(rule="yaml", level="error", message=f"invalid YAML: {exc}", file=path, document=index)
+        yield Finding(rule=YAML.id, level="error", message=f"invalid YAML: {exc}", file=path, document=index)
     finally:
         loader.dispose()
 

@@ -1,4 +1,4 @@
-"""``trainops schemas sync|list``."""
+"""``trainops schemas sync|list``: the CRD schema catalog and cache."""
 
 from __future__ import annotations
 
@@ -6,46 +6,57 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import click
+
+from trainops.cli import options
 from trainops.errors import SchemaError, UsageError
+from trainops.pipeline import sync_schemas
 from trainops.schemas.catalog import CatalogEntry, default_cache_dir, default_catalog_path, load_catalog
-from trainops.schemas.sync import sync
 
 
 @dataclass(frozen=True)
 class SyncCommand:
-    """Options of ``schemas sync``: mirror directory, catalog file, cache directory, force."""
+    """Options of ``schemas sync``.
 
-    mirror: Path | None
-    catalog: Path | None
-    cache_dir: Path | None
+    Args:
+        mirror: read CRD files from this directory instead of their URLs (env ``TRAINOPS_CRD_MIRROR``).
+        catalog: the catalog file; default ``schemas/catalog.yaml`` of the repository.
+        cache_dir: the schema cache; default ``$TRAINOPS_CACHE_DIR``, else ``.trainops-cache``.
+        force: convert even when the cache matches the catalog.
+    """
+
+    mirror: Path | None = None
+    catalog: Path | None = None
+    cache_dir: Path | None = None
     force: bool = False
 
 
-def run_sync(options: SyncCommand) -> int:
+def run_sync(opts: SyncCommand) -> int:
     """Sync the catalog into the cache; prints one summary line on stderr.
 
     Raises:
         UsageError: no catalog, or the mirror directory does not exist.
         SchemaError: a source fails to read, its checksum or its conversion.
     """
-    catalog = options.catalog or default_catalog_path()
+    catalog = opts.catalog or default_catalog_path()
     if catalog is None:
         raise UsageError("no schemas/catalog.yaml here or above; pass --catalog")
-    if options.mirror is not None and not options.mirror.is_dir():
-        raise UsageError(f"--from {options.mirror}: no such directory")
+    if opts.mirror is not None and not opts.mirror.is_dir():
+        raise UsageError(f"--from {opts.mirror}: no such directory")
     entries = load_catalog(catalog)
-    cache = options.cache_dir or default_cache_dir()
+    cache = opts.cache_dir or default_cache_dir()
 
     def progress(entry: CatalogEntry) -> None:
         if sys.stderr.isatty():
             print(f"\rconverting {entry.name:<70}", end="", file=sys.stderr, flush=True)
 
-    report = sync(entries, cache, mirror=options.mirror, force=options.force, progress=progress)
+    report = sync_schemas(entries, cache, mirror=opts.mirror, force=opts.force, progress=progress)
     if sys.stderr.isatty() and not report.skipped:
         print("\r" + " " * 82 + "\r", end="", file=sys.stderr)
     state = "up to date" if report.skipped else "synced"
-    source = f"mirror {options.mirror}" if options.mirror else "catalog URLs"
+    source = f"mirror {opts.mirror}" if opts.mirror else "catalog URLs"
     print(
         f"schemas {state}: {report.crds} CRDs, {report.schemas} schemas in {report.cache / 'schemas'} (from {source})",
         file=sys.stderr,
@@ -80,3 +91,35 @@ def run_list(cache_dir: Path | None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+@click.group("schemas")
+def group() -> None:
+    """Manage the CRD schema catalog and cache."""
+
+
+@group.command("sync")
+@click.option(
+    "--from",
+    "mirror",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TRAINOPS_CRD_MIRROR",
+    help="Read CRD files from this mirror directory instead of their URLs (env: TRAINOPS_CRD_MIRROR).",
+)
+@click.option(
+    "--catalog",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Catalog file (default: schemas/catalog.yaml).",
+)
+@options.cache_dir
+@click.option("--force", is_flag=True, help="Re-convert even when the cache matches the catalog.")
+def sync_command(**kwargs: Any) -> None:
+    """Fetch catalog CRDs (checksums verified) and convert them into the schema cache."""
+    sys.exit(run_sync(SyncCommand(**kwargs)))
+
+
+@group.command("list")
+@options.cache_dir
+def list_command(cache_dir: Path | None) -> None:
+    """List the cached CRD schemas: apiVersion, kind, operator, source."""
+    sys.exit(run_list(cache_dir))

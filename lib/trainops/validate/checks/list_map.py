@@ -44,12 +44,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from trainops.validate.issues import Issue
+from trainops.findings import Issue
+from trainops.rules import RuleInfo, register
+from trainops.schemas.registry import KindSchema
+from trainops.validate.context import Check, DocumentContext
 
-RULE = "list-map"
+RULE = register(
+    RuleInfo(
+        id="list-map",
+        level="error",
+        summary="Items of x-kubernetes-list-type: map lists have unique keys (env names, ports, "
+        "conditions ...).",
+        rationale="apiextensions-apiserver rejects duplicate keys in custom resources; for built-in "
+        "kinds the API server only warns but server-side apply (Argo CD ServerSideApply) rejects them.",
+        remediation="Remove or rename the duplicate list item so each key appears once.",
+        source="https://github.com/kubernetes/kubernetes/issues/113482",
+    )
+)
 KEYWORD = "x-kubernetes-list-map-keys"
 
 #: Defaults of list-map key fields that the built-in OpenAPI does not carry, by definition name.
@@ -327,7 +341,7 @@ def _duplicates(keys: MapKeys, items: list[Any], path: list[str | int], out: lis
                     Issue(
                         (*path, index),
                         _message(keys, values, defaulted, first[token]),
-                        RULE,
+                        RULE.id,
                         KEYWORD,
                     )
                 )
@@ -358,3 +372,41 @@ def _message(keys: MapKeys, values: list[Any], defaulted: list[bool], first: int
         f"duplicate entry for key {', '.join(parts)} "
         f"({KEYWORD} [{', '.join(keys.names)}]); first at index {first}"
     )
+
+
+def checker_for(schema: KindSchema) -> ListMapChecker | None:
+    """The schema's :class:`ListMapChecker`, built once and cached with the schema; ``None`` when the
+    kind has no map lists. CRDs use the raw ``openAPIV3Schema`` (the converted schema drops
+    ``x-kubernetes-list-*``); built-in kinds use the bundle, whose definitions keep them."""
+    cached = schema.extras.get(RULE.id)
+    if cached is None:
+        built = ListMapChecker.from_schema(schema.openapi if schema.openapi is not None else schema.schema)
+        cached = schema.extras[RULE.id] = False if built.empty else built
+    return cached if isinstance(cached, ListMapChecker) else None
+
+
+def check(context: DocumentContext) -> list[Issue]:
+    """Duplicate list-map keys: errors for custom resources, warnings for built-in kinds.
+
+    apiextensions-apiserver rejects duplicates in ``x-kubernetes-list-type: map`` lists of custom
+    resources. For built-in kinds create/update only warns (duplicate env names, ports); server-side
+    apply rejects them (kubernetes/kubernetes#113482). Duplicates the API server's own validation
+    rejects (container and volume names) are already reported by the ``api-server`` family.
+    """
+    checker = checker_for(context.schema)
+    if checker is None:
+        return []
+    issues = checker.issues(context.data)
+    if context.schema.openapi is not None:
+        return issues
+    covered = context.found_by("api-server")
+    out = []
+    for issue in issues:
+        if any(other.parts[: len(issue.parts)] == issue.parts for other in covered):
+            continue
+        message = f"{issue.message}; the API server warns, server-side apply rejects it"
+        out.append(replace(issue, level="warning", message=message))
+    return out
+
+
+CHECK = Check(RULE, check)

@@ -1,4 +1,4 @@
-"""``trainops ci``: synth into a temporary tree, fail on drift, validate ``generated/``."""
+"""``trainops ci``: synth in memory, fail on drift, validate the fresh objects in memory."""
 
 from __future__ import annotations
 
@@ -6,25 +6,35 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import click
 from rich.console import Console
 from rich.table import Table
 
+from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.findings import Result
+from trainops.pipeline import Target, Text, check
+from trainops.project import load_project
 from trainops.report import render, resolve_format
 from trainops.schemas.catalog import default_cache_dir
-from trainops.schemas.registry import SchemaRegistry
-from trainops.synth import AppResult, load_project, read_tree, render_project, tree_for
-from trainops.validate.engine import ValidateOptions, validate_files
+from trainops.synth import AppResult, read_tree, render_project, tree_for
 
 
 @dataclass(frozen=True)
 class CiOptions:
-    """Parsed options of ``trainops ci``."""
+    """Parsed options of ``trainops ci``.
 
-    cluster: str | None
-    out: Path
+    Args:
+        cluster: only this cluster; ``None`` for all.
+        out: the committed output root compared with a fresh synth. Default: ``generated``.
+        fmt: report format.
+        strict: warnings fail the run too.
+    """
+
+    cluster: str | None = None
+    out: Path = Path("generated")
     fmt: str = "auto"
     strict: bool = False
 
@@ -52,34 +62,38 @@ def drift(fresh: dict[str, str], committed: dict[str, str]) -> Drift:
     )
 
 
-def run_ci(options: CiOptions, root: Path | None = None) -> int:
-    """Run the CI pipeline; return 0 when fresh and valid, 1 on drift or error findings."""
+def run_ci(opts: CiOptions, root: Path | None = None) -> int:
+    """Run the CI pipeline; return 0 when fresh and valid, 1 on drift or error findings.
+
+    The rendered objects are validated in memory (they equal the committed files once the drift
+    check passed), against each cluster's own target.
+    """
     project = load_project(root or Path.cwd())
-    results = render_project(project, cluster=options.cluster)
-    clusters = [options.cluster] if options.cluster else [c.name for c in project.clusters]
-    fresh = tree_for(results)
-    found = drift(fresh, read_tree(options.out, clusters))
+    results = render_project(project, cluster=opts.cluster)
+    clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
+    found = drift(tree_for(results), read_tree(opts.out, clusters))
     if found.stale:
-        _print_drift(found, options.out)
+        _print_drift(found, opts.out)
         return EXIT_FINDINGS
     total = Result()
     rows: list[tuple[AppResult, Result, float]] = []
     cache = default_cache_dir()
     for cluster_name in clusters:
-        cluster = project.cluster(cluster_name)
-        registry = SchemaRegistry(cluster.kubernetes_version, cache, cluster.operators)
+        target = Target.of_cluster(project.cluster(cluster_name), cache)
         for app in (r for r in results if r.cluster == cluster_name):
             start = time.perf_counter()
-            files = [str(options.out / app.cluster / app.app / name) for name in app.files]
-            result = validate_files(files, registry, ValidateOptions())
+            texts = [
+                Text(str(opts.out / app.cluster / app.app / name), text) for name, text in app.files.items()
+            ]
+            result = check(target, texts)
             rows.append((app, result, time.perf_counter() - start))
             total.files += result.files
             total.documents += result.documents
             total.extend(result.findings)
-    fmt = resolve_format(options.fmt)
+    fmt = resolve_format(opts.fmt)
     sys.stdout.write(render(total, fmt))
     _print_summary(rows, to_stderr=fmt != "text")
-    return EXIT_FINDINGS if total.failed(strict=options.strict) else EXIT_OK
+    return EXIT_FINDINGS if total.failed(strict=opts.strict) else EXIT_OK
 
 
 def _print_drift(found: Drift, out: Path) -> None:
@@ -103,3 +117,12 @@ def _print_summary(rows: list[tuple[AppResult, Result, float]], *, to_stderr: bo
         verdict = "valid" if not errors and not warnings else f"{errors} errors, {warnings} warnings"
         table.add_row(app.cluster, app.app, str(len(app.files)), verdict, f"{app.seconds + seconds:.2f}")
     console.print(table)
+
+
+@click.command("ci")
+@options.only_cluster
+@options.out
+@options.report
+def command(**kwargs: Any) -> None:
+    """Synth into memory, fail if OUT is stale, then validate the fresh objects."""
+    sys.exit(run_ci(CiOptions(**kwargs)))

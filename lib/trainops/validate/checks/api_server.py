@@ -73,12 +73,21 @@ it), nothing is copied, and every regular expression is compiled once at import.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final, TypeGuard
 
+from trainops.findings import Issue
+from trainops.kinds import (
+    CLUSTER_SCOPED,
+    EMBEDDED_OBJECTS,
+    POD_TEMPLATE_SITES,
+    SELECTOR_WORKLOADS,
+    Parts,
+    TemplateSite,
+    group_of,
+    walk,
+)
 from trainops.naming import (
     ANNOTATIONS_MAX_BYTES,
     CRONJOB_NAME_MAX,
@@ -95,11 +104,22 @@ from trainops.naming import (
 from trainops.naming import byte_len as _byte_len
 from trainops.naming import quoted as _q
 from trainops.quantity import QuantityError, parse_quantity
-from trainops.validate.issues import Issue
+from trainops.rules import RuleInfo, register
+from trainops.validate.context import Check, DocumentContext
 
-RULE: Final = "api-server"
-
-Parts = tuple[str | int, ...]
+RULE = register(
+    RuleInfo(
+        id="api-server",
+        level="error",
+        summary="What the Kubernetes API server validates in Go code beyond the OpenAPI schema: names, "
+        "labels, annotations, pod templates (containers, ports, volumes, mounts, resources), "
+        "selectors, Services.",
+        rationale="A manifest can pass strict schema validation and still be rejected on apply, or be "
+        "accepted and never run because its controller cannot create pods.",
+        remediation="Change the field named in the message to a value the API server accepts.",
+        source="https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/core/validation/validation.go",
+    )
+)
 
 _PORT_NAME_CHARSET = re.compile(r"[-a-z0-9]+")
 _PORT_NAME_LETTER = re.compile(r".*[a-z]")
@@ -115,118 +135,6 @@ NAME_SYNTAX: Final[dict[tuple[str, str], NameSyntax]] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): PATH_SEGMENT,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): PATH_SEGMENT,
 }
-
-#: Cluster-scoped kinds, used when the caller does not say (``namespaced=None``): the API server
-#: clears ``metadata.namespace`` of these (``rest.BeforeCreate``), so it is not checked.
-CLUSTER_SCOPED: Final[frozenset[tuple[str, str]]] = frozenset(
-    {
-        ("", "Namespace"),
-        ("", "Node"),
-        ("", "PersistentVolume"),
-        ("rbac.authorization.k8s.io", "ClusterRole"),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-        ("storage.k8s.io", "StorageClass"),
-        ("storage.k8s.io", "CSIDriver"),
-        ("scheduling.k8s.io", "PriorityClass"),
-        ("apiextensions.k8s.io", "CustomResourceDefinition"),
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-        ("policy", "PodSecurityPolicy"),
-        ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
-        ("kueue.x-k8s.io", "ClusterQueue"),
-        ("kueue.x-k8s.io", "ResourceFlavor"),
-        ("kueue.x-k8s.io", "Cohort"),
-        ("kueue.x-k8s.io", "AdmissionCheck"),
-        ("kueue.x-k8s.io", "MultiKueueCluster"),
-        ("kueue.x-k8s.io", "MultiKueueConfig"),
-        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
-        ("kueue.x-k8s.io", "Topology"),
-        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
-    }
-)
-
-# --- where pod templates nest --------------------------------------------------------------------
-
-#: Restart policies a Job's pods may use (``validateJobSpec``); unset is defaulted to Always first.
-JOB_RESTART: Final = frozenset({"OnFailure", "Never"})
-#: JobSet defaults an unset restartPolicy of its Jobs' pods to OnFailure (its defaulting webhook).
-JOBSET_RESTART: Final = frozenset({"", "OnFailure", "Never"})
-#: Deployment, ReplicaSet, StatefulSet, DaemonSet: Always (unset is defaulted to Always).
-ALWAYS_RESTART: Final = frozenset({"", "Always"})
-
-EACH_VALUE: Final = "*"
-EACH_ITEM: Final = "[]"
-
-
-@dataclass(frozen=True)
-class TemplateSite:
-    """Where pod templates sit in an object of one kind.
-
-    Args:
-        path: keys from the object root to a PodTemplateSpec (``{metadata, spec}``); ``"*"`` walks
-            every value of a mapping, ``"[]"`` every item of a list. ``()`` is the object itself (Pod).
-        restart: the allowed ``spec.restartPolicy`` values (``""`` = unset), or ``None`` (any).
-        claim_names: paths (from the object root) of the names of volumes the controller adds to
-            every pod: StatefulSet ``volumeClaimTemplates``, JobSet ``volumeClaimPolicies``.
-    """
-
-    path: tuple[str, ...]
-    restart: frozenset[str] | None = None
-    claim_names: tuple[tuple[str, ...], ...] = ()
-
-
-def _replicas(field_name: str) -> tuple[TemplateSite, ...]:
-    return (TemplateSite(("spec", field_name, EACH_VALUE, "template")),)
-
-
-_JOBSET_JOBS = ("replicatedJobs", EACH_ITEM, "template", "spec", "template")
-_JOBSET_CLAIMS = ("volumeClaimPolicies", EACH_ITEM, "templates", EACH_ITEM, "metadata", "name")
-_STS_CLAIMS = ("spec", "volumeClaimTemplates", EACH_ITEM, "metadata", "name")
-_RUNTIME_SPEC = ("spec", "template", "spec")
-
-#: (API group, kind) → pod template locations, declared once (STYLE.md: kind groups declared once).
-POD_TEMPLATE_SITES: Final[dict[tuple[str, str], tuple[TemplateSite, ...]]] = {
-    ("", "Pod"): (TemplateSite(()),),
-    ("", "PodTemplate"): (TemplateSite(("template",)),),
-    ("", "ReplicationController"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "Deployment"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "ReplicaSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "StatefulSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART, (_STS_CLAIMS,)),),
-    ("apps", "DaemonSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("batch", "Job"): (TemplateSite(("spec", "template"), JOB_RESTART),),
-    ("batch", "CronJob"): (TemplateSite(("spec", "jobTemplate", "spec", "template"), JOB_RESTART),),
-    # Training Operator v1 (kubeflow/trainer v1.9) and mpi-operator v2beta1: the operator sets the
-    # pods' restartPolicy from the replica spec, so the template's is not checked.
-    ("kubeflow.org", "PyTorchJob"): _replicas("pytorchReplicaSpecs"),
-    ("kubeflow.org", "TFJob"): _replicas("tfReplicaSpecs"),
-    ("kubeflow.org", "MPIJob"): _replicas("mpiReplicaSpecs"),
-    ("kubeflow.org", "XGBoostJob"): _replicas("xgbReplicaSpecs"),
-    ("kubeflow.org", "PaddleJob"): _replicas("paddleReplicaSpecs"),
-    ("kubeflow.org", "JAXJob"): _replicas("jaxReplicaSpecs"),
-    ("jobset.x-k8s.io", "JobSet"): (
-        TemplateSite(("spec", *_JOBSET_JOBS), JOBSET_RESTART, (("spec", *_JOBSET_CLAIMS),)),
-    ),
-    ("trainer.kubeflow.org", "TrainingRuntime"): (
-        TemplateSite((*_RUNTIME_SPEC, *_JOBSET_JOBS), JOBSET_RESTART, ((*_RUNTIME_SPEC, *_JOBSET_CLAIMS),)),
-    ),
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): (
-        TemplateSite((*_RUNTIME_SPEC, *_JOBSET_JOBS), JOBSET_RESTART, ((*_RUNTIME_SPEC, *_JOBSET_CLAIMS),)),
-    ),
-}
-
-#: (API group, kind) → paths of embedded Kubernetes objects checked as objects of their own kind
-#: (their templates, selectors), with ``${…}`` placeholders skipped.
-EMBEDDED_OBJECTS: Final[dict[tuple[str, str], tuple[tuple[str, ...], ...]]] = {
-    ("kubeflow.org", "Experiment"): (("spec", "trialTemplate", "trialSpec"),),  # Katib
-    ("kubeflow.org", "Trial"): (("spec", "runSpec"),),
-}
-
-#: Workloads whose ``spec.selector`` must be non-empty and select ``spec.template.metadata.labels``.
-SELECTOR_WORKLOADS: Final[frozenset[tuple[str, str]]] = frozenset(
-    {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("apps", "DaemonSet")}
-)
 
 # --- resources (pkg/apis/core/helper/helpers.go) -------------------------------------------------
 
@@ -252,7 +160,7 @@ def semantic_issues(
     issues: list[Issue] = []
     if not isinstance(obj, dict):
         return issues
-    key = (_group(api_version), kind)
+    key = (group_of(api_version), kind)
     if namespaced is None:
         namespaced = key not in CLUSTER_SCOPED
     _check_object_meta(obj, key, namespaced, issues)
@@ -262,7 +170,7 @@ def semantic_issues(
         if isinstance(nested, dict):
             nested_version, nested_kind = nested.get("apiVersion"), nested.get("kind")
             if isinstance(nested_version, str) and isinstance(nested_kind, str):
-                _check_object(nested, (_group(nested_version), nested_kind), path, issues, templated=True)
+                _check_object(nested, (group_of(nested_version), nested_kind), path, issues, templated=True)
     return issues
 
 
@@ -428,9 +336,9 @@ def _check_object(
 ) -> None:
     for site in POD_TEMPLATE_SITES.get(key, ()):
         claims = {
-            name for path in site.claim_names for name, _ in _walk(obj, path, ()) if isinstance(name, str)
+            name for path in site.claim_names for name, _ in walk(obj, path, ()) if isinstance(name, str)
         }
-        for template, parts in _walk(obj, site.path, base):
+        for template, parts in walk(obj, site.path, base):
             if not isinstance(template, dict):
                 continue
             if site.path:
@@ -445,25 +353,6 @@ def _check_object(
         _check_job_selector(obj, base, issues, templated)
     elif key == ("", "Service"):
         _check_service(obj, base, issues, templated)
-
-
-def _walk(node: Any, path: tuple[str, ...], parts: Parts) -> Iterator[tuple[Any, Parts]]:
-    """Every value at ``path`` below ``node`` (see :class:`TemplateSite`), with its parts."""
-    if not path:
-        if node is not None:
-            yield node, parts
-        return
-    step, rest = path[0], path[1:]
-    if step == EACH_VALUE:
-        if isinstance(node, dict):
-            for child_key, child in node.items():
-                yield from _walk(child, rest, (*parts, child_key))
-    elif step == EACH_ITEM:
-        if isinstance(node, list):
-            for index, child in enumerate(node):
-                yield from _walk(child, rest, (*parts, index))
-    elif isinstance(node, dict):
-        yield from _walk(node.get(step), rest, (*parts, step))
 
 
 def _check_template(
@@ -657,7 +546,7 @@ def _check_container_ports(
                             (*port_parts, "name"),
                             f"{label} port name {_q(name)} is also defined by {first}; Services and probes "
                             f"that select the port by name use {first}",
-                            RULE,
+                            RULE.id,
                             "duplicate-port-name",
                             "warning",
                         )
@@ -1122,12 +1011,7 @@ def _check_service(obj: dict[str, Any], base: Parts, issues: list[Issue], templa
 
 
 def _issue(parts: Parts, message: str, keyword: str) -> Issue:
-    return Issue(parts, message, RULE, keyword)
-
-
-def _group(api_version: str) -> str:
-    group, slash, _ = api_version.rpartition("/")
-    return group if slash else ""
+    return Issue(parts, message, RULE.id, keyword)
 
 
 def _get(node: Any, path: tuple[str, ...]) -> Any:
@@ -1176,3 +1060,15 @@ def _render_selector(selector: dict[str, Any]) -> str:
             parts.append(f"!{key}")
     text = "{" + ", ".join(parts) + "}"
     return text if len(text) <= 120 else text[:119] + "…"
+
+
+def check(context: DocumentContext) -> list[Issue]:
+    """:func:`semantic_issues` of the document, minus paths the schema family already rejected."""
+    at_fault = {issue.parts for issue in context.found_by("schema")}
+    issues = semantic_issues(
+        context.data, context.api_version, context.kind, namespaced=context.schema.namespaced
+    )
+    return [issue for issue in issues if issue.parts not in at_fault]
+
+
+CHECK = Check(RULE, check)

@@ -1,0 +1,66 @@
+"""The ``trainops`` command line: a thin click layer over plain functions returning exit codes.
+
+One error boundary (:func:`main`) turns :class:`~trainops.errors.TrainopsError` into one stderr
+line with its exit code, Ctrl-C into 130, and anything else into "unexpected error … re-run with
+--traceback" (exit 3). Reports go to stdout, diagnostics to stderr. Each command lives in its own
+module and is added to the group below, explicitly.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import click
+
+from trainops import __version__
+from trainops.cli import ci, explain, schemas, synth, validate
+from trainops.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, EXIT_USAGE, TrainopsError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="trainops")
+@click.option(
+    "--traceback", "show_traceback", is_flag=True, help="Show the Python traceback of unexpected errors."
+)
+def cli(show_traceback: bool) -> None:
+    """trainops: generate, validate and deliver ML training and serving manifests for Argo CD."""
+
+
+for _command in (synth.command, validate.command, ci.command, schemas.group, explain.command):
+    cli.add_command(_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run the CLI and return the process exit code (never raises)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    show_traceback = "--traceback" in args
+    try:
+        cli.main(args=args, prog_name="trainops", standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    except click.exceptions.Abort:
+        click.echo("trainops: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except click.ClickException as exc:
+        click.echo(f"trainops: {exc.format_message()}", err=True)
+        return EXIT_USAGE
+    except TrainopsError as exc:
+        click.echo(f"trainops: {exc.message}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("trainops: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if show_traceback:
+            traceback.print_exc()
+        else:
+            click.echo(
+                f"trainops: unexpected error: {type(exc).__name__}: {exc} (re-run with --traceback)", err=True
+            )
+        return EXIT_UNEXPECTED
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""``trainops explain RULE-ID``: what a rule checks, why, how to fix it, and its upstream source."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from trainops import rules
+from trainops.validate import engine  # noqa: F401  (registers the validation rules)
+
+
+def run_explain(rule_id: str) -> int:
+    """Print the documentation of ``rule_id`` from the rule registry; return 0.
+
+    Raises:
+        UnknownRuleError: no rule has that ID (exit 2).
+    """
+    sys.stdout.write(rules.explain(rules.get(rule_id)))
+    return 0
+
+
+@click.command("explain")
+@click.argument("rule_id", metavar="RULE-ID")
+def command(rule_id: str) -> None:
+    """Explain a validation or policy rule: summary, rationale, remediation, source."""
+    sys.exit(run_explain(rule_id))

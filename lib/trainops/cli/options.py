@@ -1,0 +1,71 @@
+"""Command-line options shared by several commands, each declared once.
+
+Every command builds its frozen options dataclass straight from click's keyword arguments
+(``Options(**kwargs)``): a click parameter's name is the dataclass field's name, so an option is
+written in one place (here, or in its command module when only one command has it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from trainops.report import FORMATS
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+cluster = click.option(
+    "--cluster", help="Take the Kubernetes version and operators from this cluster in apps/clusters.py."
+)
+kubernetes_version = click.option(
+    "--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped."
+)
+unknown_kinds = click.option(
+    "--unknown-kinds",
+    type=click.Choice(["error", "warning", "skip"]),
+    default="error",
+    show_default=True,
+    help="What a kind with no schema is.",
+)
+fmt = click.option(
+    "--format",
+    "-o",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="auto",
+    show_default=True,
+    help="Report format.",
+)
+strict = click.option("--strict", is_flag=True, help="Warnings fail the run too.")
+cache_dir = click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Schema cache (default: $TRAINOPS_CACHE_DIR, else .trainops-cache in the repository).",
+)
+out = click.option(
+    "--out",
+    "out",
+    default="generated",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Root of the generated tree.",
+)
+only_cluster = click.option(
+    "--cluster", help="Only this cluster (a name from apps/clusters.py). Default: all."
+)
+
+
+def target(function: F) -> F:
+    """The target options of ``validate`` (and later ``ci``, ``policy check``): cluster, Kubernetes
+    version, unknown kinds, schema cache."""
+    for option in (cache_dir, unknown_kinds, cluster, kubernetes_version):
+        function = option(function)
+    return function
+
+
+def report(function: F) -> F:
+    """The report options: ``--format`` and ``--strict``."""
+    return fmt(strict(function))

@@ -1,0 +1,51 @@
+"""``trainops synth``: render every app and replace ``generated/<cluster>`` atomically."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from trainops.cli import options
+from trainops.project import load_project
+from trainops.synth import render_project, tree_for, write_tree
+
+
+@dataclass(frozen=True)
+class SynthOptions:
+    """Parsed options of ``trainops synth``.
+
+    Args:
+        cluster: only this cluster; ``None`` for all.
+        out: the output root. Default: ``generated``.
+    """
+
+    cluster: str | None = None
+    out: Path = Path("generated")
+
+
+def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
+    """Render every app and replace ``out/<cluster>`` atomically; print a count line on stderr.
+
+    Raises:
+        UsageError: the apps fail to load or a construct rejects a prop.
+    """
+    project = load_project(root or Path.cwd())
+    results = render_project(project, cluster=opts.cluster)
+    tree = tree_for(results)
+    clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
+    write_tree(opts.out, tree, clusters)
+    objects = sum(len(r.files) for r in results)
+    print(f"synth: {objects} objects from {len(results)} apps written to {opts.out}/", file=sys.stderr)
+    return 0
+
+
+@click.command("synth")
+@options.only_cluster
+@options.out
+def command(**kwargs: Any) -> None:
+    """Synthesise every app into OUT/<cluster>/<app>/, atomically and deterministically."""
+    sys.exit(run_synth(SynthOptions(**kwargs)))

@@ -1,1 +1,0 @@
-"""One module per command: parse options into a frozen dataclass, run, return an exit code."""

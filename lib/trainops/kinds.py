@@ -1,0 +1,297 @@
+"""Kind groups and where pod templates nest, declared once for the validator, the policy rules and
+the constructs (STYLE.md habit 5: kind groups declared once; kube-linter ``pkg/objectkinds``).
+
+A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core group is ``""``.
+
+- :data:`POD_TEMPLATE_SITES`: where PodTemplateSpecs (``{metadata, spec}``) sit in objects of each
+  kind, with the restart policies the owning controller allows: what the API server validates.
+- :data:`EMBEDDED_OBJECTS`: whole Kubernetes objects embedded in another (Katib ``trialSpec``).
+- :data:`POD_SPEC_SITES`: pod-spec-shaped fields that are not PodTemplateSpecs (KServe components,
+  TrainJob ``podTemplateOverrides``), walked by :func:`pod_templates` for policy rules only.
+- :func:`pod_templates`: every pod spec of an object wherever it nests, with its JSON path, so a
+  pod-level rule is written once.
+
+Sources: the Go types of each API (``k8s.io/api``; kubeflow/trainer ``pkg/apis/kubeflow.org/v1``
+and ``pkg/apis/trainer/v1alpha1``; kubernetes-sigs/jobset ``api/jobset/v1alpha2``;
+kubeflow/katib ``pkg/apis/controller/experiments/v1beta1``; kserve ``pkg/apis/serving/v1beta1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from trainops.findings import json_path
+
+#: ``(API group, kind)``; the core group is ``""``.
+GroupKind = tuple[str, str]
+#: A path inside a document: keys and list indices, e.g. ``("spec", "containers", 0)``.
+Parts = tuple[str | int, ...]
+
+#: In a :class:`TemplateSite` path: every value of a mapping.
+EACH_VALUE: Final = "*"
+#: In a :class:`TemplateSite` path: every item of a list.
+EACH_ITEM: Final = "[]"
+
+
+def group_of(api_version: str) -> str:
+    """The API group of ``api_version``: ``apps/v1`` → ``apps``, ``v1`` → ``""``."""
+    group, slash, _ = api_version.rpartition("/")
+    return group if slash else ""
+
+
+def group_kind(obj: Any) -> GroupKind | None:
+    """``(group, kind)`` of a document, or ``None`` when apiVersion or kind is not a string."""
+    if not isinstance(obj, dict):
+        return None
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    return group_of(api_version), kind
+
+
+# --- kind groups ---------------------------------------------------------------------------------
+
+#: Kubeflow Training Operator v1 jobs → the field holding their replica specs
+#: (kubeflow/trainer v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``); MPIJob v2beta1 from mpi-operator
+#: uses ``mpiReplicaSpecs`` too.
+REPLICA_SPECS_FIELD: Final[dict[str, str]] = {
+    "PyTorchJob": "pytorchReplicaSpecs",
+    "TFJob": "tfReplicaSpecs",
+    "MPIJob": "mpiReplicaSpecs",
+    "XGBoostJob": "xgbReplicaSpecs",
+    "PaddleJob": "paddleReplicaSpecs",
+    "JAXJob": "jaxReplicaSpecs",
+}
+
+#: Kubeflow v1 jobs (``kubeflow.org``), each with replica specs.
+KUBEFLOW_JOBS: Final[frozenset[GroupKind]] = frozenset(("kubeflow.org", k) for k in REPLICA_SPECS_FIELD)
+#: Everything that runs a training: Kubeflow v1 jobs, Trainer v2 TrainJob, JobSet.
+TRAINING_JOBS: Final[frozenset[GroupKind]] = KUBEFLOW_JOBS | {
+    ("trainer.kubeflow.org", "TrainJob"),
+    ("jobset.x-k8s.io", "JobSet"),
+}
+#: Run-once objects: a changed spec must be a new object (content-hash name), never a patch.
+RUN_ONCE: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
+    ("batch", "Job"),
+    ("kubeflow.org", "Experiment"),
+}
+#: Long-running workloads with a pod template and a selector (kube-linter ``DeploymentLike``).
+WORKLOADS: Final[frozenset[GroupKind]] = frozenset(
+    {
+        ("apps", "Deployment"),
+        ("apps", "ReplicaSet"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("", "ReplicationController"),
+    }
+)
+#: Workloads whose ``spec.selector`` must be non-empty and select ``spec.template.metadata.labels``.
+SELECTOR_WORKLOADS: Final[frozenset[GroupKind]] = frozenset(
+    {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("apps", "DaemonSet")}
+)
+#: Serving objects: model servers as Deployments and KServe/Seldon custom resources.
+SERVING: Final[frozenset[GroupKind]] = frozenset(
+    {
+        ("apps", "Deployment"),
+        ("serving.kserve.io", "InferenceService"),
+        ("machinelearning.seldon.io", "SeldonDeployment"),
+    }
+)
+
+#: Cluster-scoped kinds (used when a schema does not say): the API server clears
+#: ``metadata.namespace`` of these (``rest.BeforeCreate``).
+CLUSTER_SCOPED: Final[frozenset[GroupKind]] = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "CSIDriver"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("policy", "PodSecurityPolicy"),
+        ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+        ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "ResourceFlavor"),
+        ("kueue.x-k8s.io", "Cohort"),
+        ("kueue.x-k8s.io", "AdmissionCheck"),
+        ("kueue.x-k8s.io", "MultiKueueCluster"),
+        ("kueue.x-k8s.io", "MultiKueueConfig"),
+        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+        ("kueue.x-k8s.io", "Topology"),
+        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+    }
+)
+
+# --- where pod templates nest --------------------------------------------------------------------
+
+#: Restart policies a Job's pods may use (``validateJobSpec``); unset is defaulted to Always first.
+JOB_RESTART: Final = frozenset({"OnFailure", "Never"})
+#: JobSet defaults an unset restartPolicy of its Jobs' pods to OnFailure (its defaulting webhook).
+JOBSET_RESTART: Final = frozenset({"", "OnFailure", "Never"})
+#: Deployment, ReplicaSet, StatefulSet, DaemonSet: Always (unset is defaulted to Always).
+ALWAYS_RESTART: Final = frozenset({"", "Always"})
+
+
+@dataclass(frozen=True)
+class TemplateSite:
+    """Where pod templates sit in an object of one kind.
+
+    Args:
+        path: keys from the object root to a PodTemplateSpec (``{metadata, spec}``); ``"*"`` walks
+            every value of a mapping, ``"[]"`` every item of a list. ``()`` is the object itself (Pod).
+        restart: the allowed ``spec.restartPolicy`` values (``""`` = unset), or ``None`` (any).
+        claim_names: paths (from the object root) of the names of volumes the controller adds to
+            every pod: StatefulSet ``volumeClaimTemplates``, JobSet ``volumeClaimPolicies``.
+    """
+
+    path: tuple[str, ...]
+    restart: frozenset[str] | None = None
+    claim_names: tuple[tuple[str, ...], ...] = ()
+
+
+def _replicas(field_name: str) -> tuple[TemplateSite, ...]:
+    return (TemplateSite(("spec", field_name, EACH_VALUE, "template")),)
+
+
+_JOBSET_JOBS = ("replicatedJobs", EACH_ITEM, "template", "spec", "template")
+_JOBSET_CLAIMS = ("volumeClaimPolicies", EACH_ITEM, "templates", EACH_ITEM, "metadata", "name")
+_STS_CLAIMS = ("spec", "volumeClaimTemplates", EACH_ITEM, "metadata", "name")
+_RUNTIME_SPEC = ("spec", "template", "spec")
+_RUNTIME_SITE = TemplateSite(
+    (*_RUNTIME_SPEC, *_JOBSET_JOBS), JOBSET_RESTART, ((*_RUNTIME_SPEC, *_JOBSET_CLAIMS),)
+)
+
+#: (API group, kind) → pod template locations.
+POD_TEMPLATE_SITES: Final[dict[GroupKind, tuple[TemplateSite, ...]]] = {
+    ("", "Pod"): (TemplateSite(()),),
+    ("", "PodTemplate"): (TemplateSite(("template",)),),
+    ("", "ReplicationController"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
+    ("apps", "Deployment"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
+    ("apps", "ReplicaSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
+    ("apps", "StatefulSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART, (_STS_CLAIMS,)),),
+    ("apps", "DaemonSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
+    ("batch", "Job"): (TemplateSite(("spec", "template"), JOB_RESTART),),
+    ("batch", "CronJob"): (TemplateSite(("spec", "jobTemplate", "spec", "template"), JOB_RESTART),),
+    # Training Operator v1 (kubeflow/trainer v1.9) and mpi-operator v2beta1: the operator sets the
+    # pods' restartPolicy from the replica spec, so the template's is not checked.
+    **{("kubeflow.org", kind): _replicas(field) for kind, field in REPLICA_SPECS_FIELD.items()},
+    ("jobset.x-k8s.io", "JobSet"): (
+        TemplateSite(("spec", *_JOBSET_JOBS), JOBSET_RESTART, (("spec", *_JOBSET_CLAIMS),)),
+    ),
+    ("trainer.kubeflow.org", "TrainingRuntime"): (_RUNTIME_SITE,),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): (_RUNTIME_SITE,),
+}
+
+#: (API group, kind) → paths of embedded Kubernetes objects, checked as objects of their own kind
+#: (their templates, selectors), with ``${…}`` placeholders skipped.
+EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
+    ("kubeflow.org", "Experiment"): (("spec", "trialTemplate", "trialSpec"),),  # Katib
+    ("kubeflow.org", "Trial"): (("spec", "runSpec"),),
+}
+
+_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+
+#: (API group, kind) → paths of pod-spec-shaped fields that are not PodTemplateSpecs: KServe
+#: components (``PodSpec`` inlined into ``predictor``/``transformer``/``explainer``, kserve
+#: ``pkg/apis/serving/v1beta1/component.go``) and TrainJob ``podTemplateOverrides[].spec``
+#: (trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``). Policy rules only.
+POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
+    ("serving.kserve.io", "InferenceService"): tuple(("spec", c) for c in _KSERVE_COMPONENTS),
+    ("trainer.kubeflow.org", "TrainJob"): (("spec", "podTemplateOverrides", EACH_ITEM, "spec"),),
+}
+
+
+def walk(node: Any, path: tuple[str, ...], parts: Parts = ()) -> Iterator[tuple[Any, Parts]]:
+    """Every non-null value at ``path`` below ``node`` (``"*"``/``"[]"`` as in :class:`TemplateSite`),
+    with its parts from the root (``parts`` prefixes them)."""
+    if not path:
+        if node is not None:
+            yield node, parts
+        return
+    step, rest = path[0], path[1:]
+    if step == EACH_VALUE:
+        if isinstance(node, dict):
+            for child_key, child in node.items():
+                yield from walk(child, rest, (*parts, child_key))
+    elif step == EACH_ITEM:
+        if isinstance(node, list):
+            for index, child in enumerate(node):
+                yield from walk(child, rest, (*parts, index))
+    elif isinstance(node, dict):
+        yield from walk(node.get(step), rest, (*parts, step))
+
+
+@dataclass(frozen=True)
+class PodSite:
+    """One pod spec found in an object.
+
+    Args:
+        parts: path of the pod spec (the ``spec`` of a template, or the pod-spec-shaped field).
+        spec: the pod spec mapping (containers, volumes, ...), as found (not copied).
+        labels: the template's ``metadata.labels`` (or the Pod's), ``{}`` when none.
+        owner: ``(group, kind)`` of the object (or embedded object) the template belongs to.
+        templated: inside a Katib trial template, where ``${trialParameters.X}`` placeholders stand.
+    """
+
+    parts: Parts
+    spec: dict[str, Any]
+    labels: dict[str, Any]
+    owner: GroupKind
+    templated: bool = False
+
+    @property
+    def path(self) -> str:
+        """JSON path of the pod spec, e.g. ``$.spec.pytorchReplicaSpecs.Worker.template.spec``."""
+        return json_path(self.parts)
+
+
+def pod_templates(obj: Any) -> list[PodSite]:
+    """Every pod spec of ``obj`` wherever it nests, in document order per site.
+
+    Covers :data:`POD_TEMPLATE_SITES` (workloads, Jobs, CronJobs, every Kubeflow v1 replica spec,
+    JobSet, Trainer runtimes), Katib ``trialSpec``/Trial ``runSpec`` (recursively, marked
+    ``templated``) and :data:`POD_SPEC_SITES` (KServe components, TrainJob overrides).
+
+    Args:
+        obj: a document (need not be schema-valid: values of unexpected types are skipped).
+
+    Returns:
+        One :class:`PodSite` per pod spec; empty for kinds without pods.
+    """
+    sites: list[PodSite] = []
+    _collect(obj, (), sites, templated=False)
+    return sites
+
+
+def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) -> None:
+    key = group_kind(obj)
+    if key is None:
+        return
+    for site in POD_TEMPLATE_SITES.get(key, ()):
+        for template, parts in walk(obj, site.path, base):
+            if not isinstance(template, dict):
+                continue
+            spec = template.get("spec")
+            if not isinstance(spec, dict):
+                continue
+            meta = template.get("metadata")
+            labels = meta.get("labels") if isinstance(meta, dict) else None
+            sites.append(
+                PodSite((*parts, "spec"), spec, labels if isinstance(labels, dict) else {}, key, templated)
+            )
+    for path in POD_SPEC_SITES.get(key, ()):
+        for spec, parts in walk(obj, path, base):
+            if isinstance(spec, dict):
+                sites.append(PodSite(parts, spec, {}, key, templated))
+    for path in EMBEDDED_OBJECTS.get(key, ()):
+        for nested, parts in walk(obj, path, base):
+            _collect(nested, parts, sites, templated=True)

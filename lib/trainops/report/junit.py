@@ -1,0 +1,32 @@
+"""The ``junit`` format: JUnit XML, one test case per file, failures for error findings."""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape, quoteattr
+
+from trainops.findings import Finding, Result
+from trainops.report.text import text_line
+
+
+def render_junit(result: Result) -> str:
+    """JUnit XML: one test case per file, failures for error findings."""
+    by_file: dict[str, list[Finding]] = {}
+    for finding in result.sorted():
+        by_file.setdefault(finding.file, []).append(finding)
+    failures = sum(1 for items in by_file.values() if any(f.level == "error" for f in items))
+    cases = []
+    for file, items in sorted(by_file.items()):
+        body = "\n".join(escape(text_line(f)) for f in items)
+        errors = [f for f in items if f.level == "error"]
+        inner = (
+            f'<failure message={quoteattr(errors[0].message)} type="{errors[0].rule}">{body}</failure>'
+            if errors
+            else f"<system-out>{body}</system-out>"
+        )
+        cases.append(f'    <testcase classname="trainops" name={quoteattr(file)}>{inner}</testcase>')
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<testsuites><testsuite name="trainops" tests="{max(len(by_file), 1)}" failures="{failures}">\n'
+        + ("\n".join(cases) + "\n" if cases else '    <testcase classname="trainops" name="all files"/>\n')
+        + "</testsuite></testsuites>\n"
+    )

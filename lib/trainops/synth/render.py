@@ -1,0 +1,84 @@
+"""Render apps: one cdk8s App per (cluster, app), synthesised in memory into normalised objects."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from trainops.app import AppDef, build_chart
+from trainops.cluster import Cluster
+from trainops.constructs.props import plain
+from trainops.errors import UsageError
+from trainops.project import Project
+from trainops.synth.normalise import file_name, normalise
+from trainops.yaml.dump import dump_document
+
+
+@dataclass(frozen=True)
+class AppResult:
+    """What synth produced for one app on one cluster.
+
+    Args:
+        cluster: cluster name.
+        app: app name.
+        files: file name → YAML text, sorted by file name.
+        objects: file name → the normalised object written there (for lock.json).
+        seconds: wall time of the render, in seconds.
+    """
+
+    cluster: str
+    app: str
+    files: dict[str, str]
+    objects: dict[str, dict[str, Any]]
+    seconds: float
+
+
+def render_app(app_def: AppDef, cluster: Cluster) -> dict[str, str]:
+    """Synthesise one app for one cluster.
+
+    Returns:
+        file name → YAML text, sorted by file name.
+
+    Raises:
+        UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
+    """
+    return {name: dump_document(obj) for name, obj in render_objects(app_def, cluster).items()}
+
+
+def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any]]:
+    """Synthesise one app for one cluster into normalised objects keyed by file name (sorted).
+
+    Raises:
+        UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
+    """
+    try:
+        _, chart = build_chart(app_def, cluster)
+        manifests: list[dict[str, Any]] = list(chart.to_json())
+        normalised = [normalise(plain(m), app_def) for m in manifests]
+    except ValueError as exc:
+        raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from exc
+    objects: dict[str, dict[str, Any]] = {}
+    for obj in normalised:
+        name = file_name(obj)
+        if name in objects:
+            raise UsageError(
+                f"apps: app {app_def.name!r} on cluster {cluster.name!r}: two objects would be written to {name}"
+            )
+        objects[name] = obj
+    return dict(sorted(objects.items()))
+
+
+def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
+    """Render every (cluster, app) pair, optionally for one cluster only."""
+    clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
+    results = []
+    for target in clusters:
+        for app_def in project.apps.values():
+            if not app_def.targets(target):
+                continue
+            start = time.perf_counter()
+            objects = render_objects(app_def, target)
+            files = {name: dump_document(obj) for name, obj in objects.items()}
+            results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
+    return results

@@ -1,0 +1,103 @@
+"""Strict JSON Schema validation of a document against its kind's schema (rule ``schema``).
+
+Built-in kinds use kubernetes-validate's strict per-minor schemas, custom resources their CRD's
+``openAPIV3Schema`` converted with the API server's structural semantics (``trainops.schemas``).
+Unknown fields are errors unless the schema preserves unknown fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from trainops.findings import Issue
+from trainops.rules import RuleInfo, register
+from trainops.validate.context import Check, DocumentContext
+
+RULE = register(
+    RuleInfo(
+        id="schema",
+        level="error",
+        summary="The document matches its kind's OpenAPI schema strictly: types, required fields, "
+        "enums, formats, ranges, and no unknown fields.",
+        rationale="The API server rejects such a document on apply (strict field validation), "
+        "or silently drops unknown fields, so what is in git is not what runs.",
+        remediation="Fix the field named in the message to the type and value the schema allows.",
+        source="https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
+    )
+)
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def check(context: DocumentContext) -> Iterator[Issue]:
+    """Schema errors of the document, at most ``options.max_messages`` (then one summary issue)."""
+    limit = context.options.max_messages
+    count = 0
+    for error in context.schema.validator.iter_errors(context.data):
+        for issue in _explain(error, context.data):
+            count += 1
+            yield issue
+        if count >= limit:
+            yield Issue((), f"more than {limit} schema errors; showing the first {limit}", RULE.id, None)
+            return
+
+
+CHECK = Check(RULE, check)
+
+
+def _explain(error: Any, data: dict[str, Any]) -> Iterable[Issue]:
+    parts = tuple(error.instance_path)
+    kind = error.kind
+    name = type(kind).__name__
+    if name == "AdditionalProperties":
+        for field_name in kind.unexpected:
+            yield Issue(
+                (*parts, field_name), f'unknown field "{field_name}"', RULE.id, "additionalProperties"
+            )
+        return
+    if name == "Required":
+        yield Issue(parts, f'missing required field "{kind.property}"', RULE.id, "required")
+        return
+    if name == "Type":
+        expected = [t for t in _types(kind) if t != "null"]
+        value = _value_at(data, parts)
+        yield Issue(
+            parts,
+            f"expected {' or '.join(expected)}, got {type_name(value)} {_short(value)}".rstrip(),
+            RULE.id,
+            "type",
+        )
+        return
+    keyword = str(error.schema_path[-1]) if error.schema_path else None
+    yield Issue(parts, str(error.message), RULE.id, keyword)
+
+
+def _types(kind: Any) -> list[str]:
+    types = getattr(kind, "types", None)
+    if types is None:
+        return []
+    return [str(t) for t in (types if isinstance(types, list | tuple) else [types])]
+
+
+def _value_at(data: Any, parts: Sequence[str | int]) -> Any:
+    for part in parts:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def type_name(value: Any) -> str:
+    """The JSON type name of a loaded YAML value: ``object``, ``array``, ``string``, ``null`` ..."""
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return ""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

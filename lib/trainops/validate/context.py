@@ -1,0 +1,68 @@
+"""What a check family sees of one document, and the shape every family has."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from trainops.findings import Issue
+from trainops.rules import RuleInfo
+from trainops.schemas.registry import KindSchema, SchemaRegistry
+
+UnknownKinds = Literal["error", "warning", "skip"]
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    """Options of one validation run.
+
+    Args:
+        unknown_kinds: what a kind with no schema is: ``error`` (default), ``warning`` or ``skip``.
+        max_messages: cap on schema findings per document (the rest are summarised). Default: 50.
+    """
+
+    unknown_kinds: UnknownKinds = "error"
+    max_messages: int = 50
+
+
+@dataclass
+class DocumentContext:
+    """One document with a schema, as the check families see it.
+
+    Args:
+        data: the document (null fields of custom resources already pruned).
+        api_version: e.g. ``kubeflow.org/v1``.
+        kind: e.g. ``PyTorchJob``.
+        schema: its compiled schema from the registry.
+        registry: the target's schema registry.
+        options: the run's options.
+        found: issues found so far by earlier families, in order (a family may skip what an earlier
+            one reported, e.g. API-server checks skip paths the schema already rejected).
+    """
+
+    data: dict[str, Any]
+    api_version: str
+    kind: str
+    schema: KindSchema
+    registry: SchemaRegistry
+    options: ValidateOptions
+    found: list[Issue] = field(default_factory=list)
+
+    def found_by(self, rule_id: str) -> list[Issue]:
+        """Issues an earlier family of rule ``rule_id`` reported for this document."""
+        return [issue for issue in self.found if issue.rule == rule_id]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check family: its registered rule and the function yielding its issues for a document.
+
+    Args:
+        rule: the family's :class:`~trainops.rules.RuleInfo` (every issue it yields carries ``rule.id``).
+        run: ``run(context)`` yields :class:`~trainops.findings.Issue` s; it must not raise on odd
+            input (values of unexpected types are the schema family's to report).
+    """
+
+    rule: RuleInfo
+    run: Callable[[DocumentContext], Iterable[Issue]]

@@ -1,0 +1,183 @@
+"""Validate large inputs across forked processes: the scheduler concerns of the engine.
+
+Inputs of :data:`PARALLEL_BYTES` or more are split into units (whole files up to
+:data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by a process pool;
+findings come back in the order and with the document indices of a serial run. :func:`relax_gc`
+tunes the garbage collector for streaming validation in any process.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+
+from trainops.errors import UsageError
+from trainops.findings import Finding, Result
+from trainops.schemas.registry import SchemaRegistry
+from trainops.validate.context import ValidateOptions
+from trainops.validate.engine import validate_document
+from trainops.yaml.fast import silence_stderr
+from trainops.yaml.load import stream_text
+
+#: Inputs at least this large (bytes, all files together) are validated by several processes.
+PARALLEL_BYTES = 4 << 20
+
+
+#: Files larger than this (bytes) are split at document boundaries into chunks of about this size;
+#: smaller files are whole units (the parent then reads nothing before the workers start).
+CHUNK_BYTES = 4 << 20
+_DOC_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of work: the bytes of ``path`` from ``start`` to ``end``.
+
+    ``line_offset`` is the number of lines before ``start``; ``chunk`` orders the units of a file.
+    """
+
+    path: str
+    chunk: int
+    start: int
+    end: int
+    line_offset: int
+
+
+def plan_units(path: str, data: bytes, chunk_bytes: int = CHUNK_BYTES) -> list[Unit]:
+    """Split ``data`` into units at ``---`` lines, each at least ``chunk_bytes`` long (but the last).
+
+    A line starting with ``---`` at column 0 always starts a YAML document (the spec forbids
+    document markers inside scalars and flow collections), so chunks parse on their own.
+    """
+    if len(data) <= chunk_bytes:
+        return [Unit(path, 0, 0, len(data), 0)]
+    units: list[Unit] = []
+    start = 0
+    lines_before = 0
+    for match in _DOC_START.finditer(data, chunk_bytes):
+        cut = match.start()
+        if cut - start < chunk_bytes:
+            continue
+        units.append(Unit(path, len(units), start, cut, lines_before))
+        lines_before += data.count(b"\n", start, cut)
+        start = cut
+    units.append(Unit(path, len(units), start, len(data), lines_before))
+    return units
+
+
+_WORKER: tuple[SchemaRegistry, ValidateOptions] | None = None
+
+
+def relax_gc() -> None:
+    """Tune the cyclic garbage collector for streaming validation.
+
+    Each document allocates many short-lived, acyclic dicts and lists (freed by reference counting);
+    frequent young-generation collections only cost time. Objects alive now (schemas, registry) are
+    frozen out of future collections.
+    """
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+
+
+def _init_worker() -> None:
+    silence_stderr()
+    relax_gc()
+
+
+@dataclass
+class _UnitResult:
+    unit: Unit
+    findings: list[Finding]
+    documents: int
+    nodes: int
+    stopped: bool
+    usage_error: str | None
+
+
+def _run_unit(unit: Unit) -> _UnitResult:
+    assert _WORKER is not None
+    registry, options = _WORKER
+    with open(unit.path, "rb") as handle:
+        handle.seek(unit.start)
+        data = handle.read(unit.end - unit.start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"{unit.path}: not UTF-8 text ({exc.reason} at byte {unit.start + exc.start})"
+        return _UnitResult(unit, [], 0, 0, True, reason)
+    result = Result()
+    nodes = 0
+    stopped = False
+    for item in stream_text(text, unit.path, line_offset=unit.line_offset):
+        if isinstance(item, Finding):
+            result.findings.append(item)
+            stopped = True
+            continue
+        nodes += 1
+        if item.data is not None:
+            result.documents += 1
+            result.extend(validate_document(item, registry, options))
+    return _UnitResult(unit, result.findings, result.documents, nodes, stopped, None)
+
+
+def validate_parallel(
+    files: Sequence[str],
+    registry: SchemaRegistry,
+    options: ValidateOptions,
+    *,
+    workers: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> Result:
+    """Validate ``files`` across ``workers`` forked processes; same findings as :func:`validate_files`.
+
+    Large files are split into chunks at document boundaries; document indices are renumbered and
+    a YAML error stops its file exactly as in a serial run.
+
+    Args:
+        progress: called as ``progress(done_units, total_units)`` after each unit.
+    """
+    global _WORKER
+    units: list[Unit] = []
+    for path in files:
+        try:
+            size = os.path.getsize(path)
+            if size <= CHUNK_BYTES:
+                units.append(Unit(path, 0, 0, size, 0))
+                continue
+            with open(path, "rb") as handle:
+                units.extend(plan_units(path, handle.read(), CHUNK_BYTES))
+        except OSError as exc:
+            raise UsageError(f"{path}: {exc.strerror}") from None
+    _WORKER = (registry, options)
+    results: list[_UnitResult] = []
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
+            for done, unit_result in enumerate(pool.map(_run_unit, units, chunksize=1), start=1):
+                results.append(unit_result)
+                if progress:
+                    progress(done, len(units))
+    finally:
+        _WORKER = None
+    total = Result(files=len(files))
+    by_file: dict[str, list[_UnitResult]] = {}
+    for unit_result in results:
+        if unit_result.usage_error is not None:
+            raise UsageError(unit_result.usage_error)
+        by_file.setdefault(unit_result.unit.path, []).append(unit_result)
+    for path in files:
+        offset = 0
+        for unit_result in sorted(by_file.get(path, []), key=lambda r: r.unit.chunk):
+            total.documents += unit_result.documents
+            total.findings.extend(
+                replace(f, document=(f.document or 0) + offset) if offset else f for f in unit_result.findings
+            )
+            offset += unit_result.nodes
+            if unit_result.stopped:
+                break
+    return total
