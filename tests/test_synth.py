@@ -16,7 +16,7 @@ from trainops.synth import write_tree
 APPS_INIT = """
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs.base import emit
+from trainops.constructs._core.base import emit
 from constructs import Construct
 
 CLUSTERS = (Cluster(name="lab", kubernetes_version="1.34", operators={{"prometheus-operator": "v0.93.0"}}),)

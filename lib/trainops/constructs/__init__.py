@@ -1,18 +1,20 @@
 """trainops L2 constructs: one construct per module, cdk8s core only (DESIGN.md decision 3).
 
 Each construct builds its Kubernetes object as a plain dict and emits it with
-:func:`trainops.constructs.base.emit`; props are keyword-only with documented defaults and bad
+:func:`trainops.constructs._core.base.emit`; props are keyword-only with documented defaults and bad
 values raise ``ValueError`` quoting prop and value at once.
 """
 
 from __future__ import annotations
 
+from trainops.constructs._core.pod import Mount
+from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
 from trainops.constructs.autoscaler import Autoscaler
 from trainops.constructs.data_volume import DataVolume
+from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
-from trainops.constructs.pod import AccessMode, ClaimSource, Mount
-from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob, RunPolicy
+from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
 
 __all__ = [
@@ -26,5 +28,8 @@ __all__ = [
     "Mount",
     "PyTorchJob",
     "RunPolicy",
+    "Scalable",
+    "ScrapeTarget",
+    "Selectable",
     "ServiceMonitor",
 ]

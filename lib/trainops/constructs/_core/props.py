@@ -1,4 +1,4 @@
-"""Prop checks and metadata helpers shared by the trainops L2 constructs.
+"""Prop checks shared by the trainops L2 constructs.
 
 Every check raises ``ValueError`` at once with a message that quotes the construct, the prop and
 the value, e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number`` (STYLE.md habit 11).
@@ -13,17 +13,6 @@ from typing import Any
 
 from trainops.naming import label_value_problem, qualified_name_problem
 from trainops.quantity import Quantity, QuantityError, parse_quantity
-
-#: Argo CD sync-wave annotation: lower waves sync first (PVCs -1, workloads 0, monitors/HPAs 1).
-#: Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/
-SYNC_WAVE = "argocd.argoproj.io/sync-wave"
-#: Argo CD per-resource sync options annotation.
-#: Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/
-SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-#: Sync options that keep Argo CD from pruning or deleting an object (data-holding PVCs).
-PROTECT_OPTIONS = "Prune=false,Delete=false"
-#: Sync option for custom resources whose CRD another app installs.
-SKIP_DRY_RUN_OPTIONS = "SkipDryRunOnMissingResource=true"
 
 # Docker reference grammar (distribution/reference): [host[:port]/]path[:tag][@digest].
 _IMAGE_HOST = re.compile(r"^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+)(?::[0-9]+)?$")
@@ -193,16 +182,6 @@ def require_path(construct: str, prop: str, value: str) -> str:
     ):
         raise ValueError(f"{construct} {prop}={value!r}: must be an absolute path without '..' or spaces")
     return value
-
-
-def argocd_annotations(*, wave: int | None = None, options: list[str] | None = None) -> dict[str, str]:
-    """Argo CD annotations: a sync wave and comma-joined sync options, each only when given."""
-    out: dict[str, str] = {}
-    if wave is not None:
-        out[SYNC_WAVE] = str(wave)
-    if options:
-        out[SYNC_OPTIONS] = ",".join(options)
-    return out
 
 
 def plain(value: Any) -> Any:
