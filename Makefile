@@ -35,6 +35,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)
 	$(BIN)/ruff format --check $(LINT_DIRS)
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 pytest: schemas
 	$(BIN)/pytest
