@@ -24,11 +24,11 @@ import lupa.luajit21 as lupa
 import pytest
 import yaml
 
-from conftest import SHARED
 from trainops.argocd.health import HEALTH_CHECKS, health_check_for
 
 HERE = Path(__file__).parent
 OURS = HERE / "health"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 UPSTREAM = SHARED / "reference" / "argocd" / "resource_customizations"
 VALID = {"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}
 TIMEOUT_S = 1.0

@@ -310,10 +310,10 @@ def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> 
 
 def _app_line(app: Application) -> str:
     line = f"{app.name}: sync {app.sync.status or '-'}, health {app.health.status or '-'}"
-    if app.sync.revision:
-        line += f", revision {app.sync.revision}"
     if app.health.message:
         line += f" ({app.health.message})"
+    if app.sync.revision:
+        line += f", revision {app.sync.revision}"
     op = app.operation_state
     if op is not None and op.phase:
         line += f", operation {op.phase}"
