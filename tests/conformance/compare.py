@@ -118,6 +118,52 @@ def render_table(outcomes: list[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- do both point at the same place? ---------------------------------------------------------------------
+
+_SEGMENT = re.compile(r"\[(\d+)\]|\['([^']*)'\]|\[([^\]]*)\]|\.?([^.\[]+)")
+
+
+def _canonical(path: str) -> str:
+    """A path without list indexes, map keys dotted: ``$.a[0].b['c.d']`` and ``a.b.c.d`` → ``a.b.c.d``.
+
+    Decoding errors name fields without indexes (``containers.ports.containerPort``) and CRD errors
+    write map keys dotted, so both sides are compared in this form.
+    """
+    path = path.removeprefix("$").removeprefix(".")
+    parts = []
+    for match in _SEGMENT.finditer(path):
+        if match.group(1) is None:
+            parts.append(next(g for g in match.groups()[1:] if g is not None))
+    return ".".join(parts)
+
+
+def same_place(outcome: Outcome) -> bool:
+    """Whether a server field and a trainops path overlap (one is the other or contains it).
+
+    trainops reports a missing field at the object lacking it, the server at the field itself, so
+    containment either way counts. ``False`` when the server named no field.
+    """
+    if outcome.server is None:
+        return False
+    ours = [_canonical(message.split(": ", 1)[0]) for message in outcome.trainops]
+    theirs = [_canonical(field) for field in outcome.server.fields]
+    return any(_contains(a, b) or _contains(b, a) for a in ours for b in theirs)
+
+
+def _contains(outer: str, inner: str) -> bool:
+    return outer == "" or inner == outer or inner.startswith(f"{outer}.")
+
+
+def overlap_summary(outcomes: list[Outcome]) -> str:
+    """One sentence: of the documents both reject, how many have a server field trainops also points at."""
+    both = [o for o in outcomes if o.agreement == "both-reject"]
+    overlapping = sum(same_place(o) for o in both)
+    return (
+        f"Both reject {len(both)} documents; in {overlapping} of them a field the server names overlaps a "
+        "path trainops reports (in the rest the server names no field, or they point at different fields)."
+    )
+
+
 # --- what trainops misses, grouped by the server's cause ------------------------------------------------
 
 _QUOTED = re.compile(r'"[^"]*"')
@@ -221,6 +267,7 @@ def write_report(directory: Path, outcomes: list[Outcome]) -> Path:
     ]
     (directory / "outcomes.json").write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
     lines = ["# trainops validate vs kube-apiserver v1.36.2", "", render_table(outcomes)]
+    lines += [overlap_summary(outcomes), ""]
     lines += ["## Missed (server rejects, trainops accepts), by server cause", ""]
     lines += [f"- {count} × `{cause}`" for cause, count in missed_by_cause(outcomes)]
     lines += ["", "## Disagreements", ""]

@@ -149,7 +149,9 @@ def _example_case(rel: str, index: int, text: str) -> Case:
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        route = dict(_ROUTE.findall(text))
+        route: dict[str, str] = {}
+        for key, value in _ROUTE.findall(text):
+            route.setdefault(key, value)  # the broken document's own, not a later one's
         api_version, kind = route.get("apiVersion"), route.get("kind")
         skip = None if api_version and kind else f"YAML does not parse and names no apiVersion/kind: {exc}"
         return Case(

@@ -16,6 +16,7 @@ with. :class:`OracleClient` speaks plain REST over httpx (bearer token, the orac
 from __future__ import annotations
 
 import os
+import re
 import ssl
 import subprocess
 import time
@@ -120,12 +121,14 @@ class ServerVerdict:
         code: the HTTP status code (0 when nothing was sent).
         message: the Status message (empty when accepted).
         causes: ``field: message`` of each Status cause (empty when the Status lists none).
+        fields: the field path of each cause that names one (``spec.containers[0].image``).
     """
 
     status: ServerStatus
     code: int
     message: str = ""
     causes: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
 
 
 class OracleClient:
@@ -239,11 +242,52 @@ class OracleClient:
             return ServerVerdict("accept", code)
         status = _status(response)
         message = str(status.get("message", response.text.strip()))
+        details = (status.get("details") or {}).get("causes", [])
         causes = tuple(
             f"{c['field']}: {c.get('message', '')}" if c.get("field") else str(c.get("message", ""))
-            for c in (status.get("details") or {}).get("causes", [])
+            for c in details
         )
-        return ServerVerdict("reject" if code in (400, 422) else "other", code, message, causes)
+        fields = tuple(field for c in details if (field := _cause_field(c)))
+        status_name: ServerStatus = "reject" if code in (400, 422) else "other"
+        return ServerVerdict(status_name, code, message, causes, fields or _decoding_fields(message))
+
+
+_DECODING_FIELD = re.compile(
+    r'(?:unknown|duplicate) field "([^"]+)"|Go struct field ([A-Za-z0-9_]+)\.([^ ]+)'
+)
+
+
+_IN_PATH = re.compile(r" in ([A-Za-z0-9_.\[\]/-]+)$")
+
+
+def _cause_field(cause: dict[str, Any]) -> str:
+    """A cause's field; CRD int32 format errors name it only in the message (``... in spec.x``)."""
+    field = str(cause.get("field") or "")
+    if field and field != "<nil>":
+        return field
+    match = _IN_PATH.search(str(cause.get("message", "")))
+    return match.group(1) if match else ""
+
+
+def _decoding_fields(message: str) -> tuple[str, ...]:
+    """Field paths named by a decoding error (400), which carries no Status causes.
+
+    ``strict decoding error: unknown field "spec.x"`` (sigs.k8s.io/json strict mode) and
+    ``json: cannot unmarshal ... into Go struct field Secret.stringData`` (encoding/json: the Go
+    type, then the JSON path without list indexes).
+    """
+    out = []
+    for named, go_type, go_path in _DECODING_FIELD.findall(message):
+        if named:
+            out.append(named)
+            continue
+        # Embedded structs appear under their Go type name (PersistentVolumeSource); a custom
+        # resource's metadata is decoded on its own, so its path starts below ObjectMeta.
+        parts = [p for p in go_path.split(".") if not p[:1].isupper()]
+        out.append(
+            ".".join(["metadata", *parts] if go_type == "ObjectMeta" and parts[:1] != ["metadata"] else parts)
+        )
+    return tuple(out)
 
 
 def _status(response: httpx.Response) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from conformance.compare import (
     agreement_percent,
     load_known,
     missed_by_cause,
+    overlap_summary,
     render_table,
     table_rows,
     write_known,
@@ -145,8 +146,13 @@ def server_verdicts(
     return verdicts, failures
 
 
-def trainops_verdicts(cases: list[Case], cache: Path, scratch: Path) -> dict[str, tuple[str, ...]]:
-    """id → trainops's error findings, from one ``trainops validate`` run over every document."""
+def trainops_verdicts(
+    cases: list[Case], cache: Path, scratch: Path
+) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, int]]]:
+    """(id → trainops's error findings, (file, document) of findings that name no case).
+
+    One ``trainops validate`` run over every example file and every mutation (one file each).
+    """
     files: dict[str, Path] = {}
     for number, case in enumerate(cases):
         if case.file is None:
@@ -160,16 +166,25 @@ def trainops_verdicts(cases: list[Case], cache: Path, scratch: Path) -> dict[str
     for case in cases:
         file = str(files[case.id])
         out[case.id] = tuple(errors.get((file, case.index), []) + errors.get((file, -1), []))
-    return out
+    named = {(str(files[c.id]), c.index) for c in cases} | {(str(f), -1) for f in files.values()}
+    return out, sorted(set(errors) - named)
+
+
+@pytest.fixture(scope="session")
+def trainops_run(
+    schema_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, int]]]:
+    """:func:`trainops_verdicts` of every case (needs no oracle)."""
+    return trainops_verdicts(CASES, schema_cache, tmp_path_factory.mktemp("mutations"))
 
 
 @pytest.fixture(scope="session")
 def outcomes(
-    oracle: OracleClient, schema_cache: Path, tmp_path_factory: pytest.TempPathFactory
+    oracle: OracleClient, trainops_run: tuple[dict[str, tuple[str, ...]], list[tuple[str, int]]]
 ) -> dict[str, Outcome]:
     """Every case with both verdicts; writes the report (and the known list in update mode)."""
     server, crd_failures = server_verdicts(oracle, CASES)
-    trainops = trainops_verdicts(CASES, schema_cache, tmp_path_factory.mktemp("mutations"))
+    trainops = trainops_run[0]
     result = {c.id: Outcome(c, server.get(c.id), trainops[c.id]) for c in CASES}
     write_report(REPORT_DIR, list(result.values()))
     (REPORT_DIR / "crd-failures.yaml").write_text(
@@ -224,6 +239,7 @@ def test_agreement_table(outcomes: dict[str, Outcome], capsys: pytest.CaptureFix
     table = render_table(values)
     with capsys.disabled():
         print(f"\n\ntrainops validate vs kube-apiserver v1.36.2 ({len(values)} documents)\n\n{table}")
+        print(overlap_summary(values) + "\n")
         print("missed, by server cause (top 25):")
         for cause, count in missed_by_cause(values)[:25]:
             print(f"  {count:4d}  {cause}")
@@ -245,3 +261,10 @@ def test_document_split_matches_yaml_streams(rel: str) -> None:
     except yaml.YAMLError:
         pytest.skip("the file does not parse as a whole; its broken rest is one document")
     assert [yaml.load(part, Loader=loader) for part in split_documents(text)] == whole
+
+
+def test_every_trainops_finding_names_a_document(
+    trainops_run: tuple[dict[str, tuple[str, ...]], list[tuple[str, int]]],
+) -> None:
+    """trainops's document indexes are the split's: no error finding falls outside the cases."""
+    assert trainops_run[1] == []
