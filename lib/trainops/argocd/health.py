@@ -27,6 +27,11 @@ ARGOCD_NAMESPACE = "argocd"
 """Namespace of the ``argocd-cm`` ConfigMap in a default Argo CD install."""
 
 
+#: Helpers shared by every script (condition lookup, messages), prepended to each: an argocd-cm
+#: entry must be self-contained.
+PRELUDE = "_prelude.lua"
+
+
 @dataclass(frozen=True)
 class HealthCheck:
     """One group/Kind and the Lua script (a path under ``trainops/argocd/health/``) that computes its health.
@@ -53,8 +58,10 @@ class HealthCheck:
         return f"resource.customizations.health.{self.group}_{self.kind}"
 
     def lua(self) -> str:
-        """The script text (UTF-8), read from the package data."""
-        return resources.files("trainops.argocd").joinpath("health", self.script).read_text(encoding="utf-8")
+        """The script text (UTF-8) from the package data: the shared prelude, then the kind's script."""
+        folder = resources.files("trainops.argocd").joinpath("health")
+        prelude = folder.joinpath(PRELUDE).read_text(encoding="utf-8")
+        return prelude + folder.joinpath(self.script).read_text(encoding="utf-8")
 
 
 _KUBEFLOW_V1 = "kubeflow/training-operator v1.9.0 pkg/apis/kubeflow.org/v1/common_types.go JobConditionType"

@@ -26,27 +26,6 @@
 --
 -- Runs under Argo CD's gopher-lua (Lua 5.1) without the standard libraries (no
 -- resource.customizations.useOpenLibs needed): it uses only base functions and the .. operator.
-local hs = {}
-
-local function condition_true(conditions, condition_type)
-  for _, condition in ipairs(conditions) do
-    if condition.type == condition_type and condition.status == "True" then
-      return condition
-    end
-  end
-  return nil
-end
-
-local function message_of(condition)
-  if condition.message ~= nil and condition.message ~= "" then
-    return condition.message
-  end
-  if condition.reason ~= nil then
-    return condition.reason
-  end
-  return condition.type
-end
-
 if obj.status == nil or obj.status.conditions == nil or #obj.status.conditions == 0 then
   hs.status = "Progressing"
   hs.message = "Waiting for " .. obj.kind .. " to report status"

@@ -37,27 +37,6 @@
 --
 -- A running Workload is Progressing, as Argo CD reports a running batch/Job (gitops-engine
 -- pkg/health/health_job.go). Runs under Argo CD's gopher-lua (Lua 5.1) without the standard libraries.
-local hs = {}
-
-local function find_condition(conditions, condition_type)
-  for _, condition in ipairs(conditions) do
-    if condition.type == condition_type then
-      return condition
-    end
-  end
-  return nil
-end
-
-local function message_of(condition)
-  if condition.message ~= nil and condition.message ~= "" then
-    return condition.message
-  end
-  if condition.reason ~= nil then
-    return condition.reason
-  end
-  return condition.type
-end
-
 local function result(status, message)
   hs.status = status
   hs.message = message

@@ -24,37 +24,6 @@
 --   otherwise                                    -> Progressing (the message of the last condition)
 --
 -- Runs under Argo CD's gopher-lua (Lua 5.1) without the standard libraries.
-local hs = {}
-
-local function find_condition(conditions, condition_type, status)
-  if conditions == nil then
-    return nil
-  end
-  for _, condition in ipairs(conditions) do
-    if condition.type == condition_type and condition.status == status then
-      return condition
-    end
-  end
-  return nil
-end
-
-local function message_of(condition)
-  if condition.message ~= nil and condition.message ~= "" then
-    return condition.message
-  end
-  if condition.reason ~= nil then
-    return condition.reason
-  end
-  return condition.type
-end
-
-local function count(value)
-  if value == nil then
-    return "0"
-  end
-  return tostring(value)
-end
-
 local status = obj.status
 if status == nil then
   status = {}
