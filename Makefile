@@ -11,7 +11,7 @@ export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LINT_DIRS := $(wildcard lib apps tests bench)
 
-.PHONY: install run test lint pytest bench synth schemas clean conformance
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance
 
 install: $(STAMP)
 
@@ -42,6 +42,10 @@ pytest: schemas
 
 bench: schemas
 	$(BIN)/python -m bench
+
+# Speed of this checkout against another revision, same corpus, interleaved (e.g. REV=origin/main).
+bench-baseline: schemas
+	$(BIN)/python -m bench.baseline --rev $(REV)
 
 # Differential tests against a real kube-apiserver (../shared/oracle); not part of `make test`.
 # Installs etcd (Debian etcd-server) when it is missing and apt-get can; otherwise the suite skips.
