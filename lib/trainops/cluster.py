@@ -65,6 +65,8 @@ class Cluster:
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
         argocd_server: Argo CD destination server URL. Default: in-cluster.
+        protected: changes to this cluster need extra care (production); ``trainops diff`` flags
+            every change to it. Default: ``False``.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
@@ -79,6 +81,7 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
+    protected: bool = False
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)

@@ -132,6 +132,12 @@ def load_project(root: Path, module: str = APPS_PACKAGE) -> Project:
         package = importlib.import_module(module)
     except ValueError as exc:
         raise UsageError(f"{root / module}: {exc}") from exc
+    except (KeyboardInterrupt, UsageError):
+        raise
+    except Exception as exc:  # user code: one line naming file and line (issue 15 point 6)
+        from trainops.user_code import app_error
+
+        raise app_error(exc, root / module, app=None, cluster=None) from exc
     apps = getattr(package, "APPS", None)
     if not has_module:
         clusters = getattr(package, "CLUSTERS", None)

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "synth": "trainops.cli.synth:command",
     "validate": "trainops.cli.validate:command",
     "ci": "trainops.cli.ci:command",
+    "diff": "trainops.cli.diff:command",
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",
@@ -72,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"trainops: {exc.format_message()}", err=True)
         return EXIT_USAGE
     except TrainopsError as exc:
+        if show_traceback and exc.__cause__ is not None:  # e.g. the user's exception in apps/
+            traceback.print_exception(exc.__cause__)
         click.echo(f"trainops: {exc.message}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:

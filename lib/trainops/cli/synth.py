@@ -1,4 +1,5 @@
-"""``trainops synth``: render every app and replace ``generated/<cluster>`` atomically."""
+"""``trainops synth``: render every app, validate it in memory, and only then replace
+``generated/<cluster>`` atomically."""
 
 from __future__ import annotations
 
@@ -10,8 +11,13 @@ from typing import Any
 import click
 
 from trainops.cli import options
+from trainops.errors import EXIT_FINDINGS, UsageError
 from trainops.project import load_project
+from trainops.report import render
+from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
+from trainops.synth.lockfile import hand_edits
+from trainops.workflow import check_rendered
 
 
 @dataclass(frozen=True)
@@ -21,23 +27,48 @@ class SynthOptions:
     Args:
         cluster: only this cluster; ``None`` for all.
         out: the output root. Default: ``generated``.
+        force: overwrite a ``generated/`` edited by hand (a lock mismatch). Default: refuse.
+        validate: validate the output before writing it. Default: ``True``.
+        cache_dir: schema cache for that validation. Default: the usual cache.
     """
 
     cluster: str | None = None
     out: Path = Path("generated")
+    force: bool = False
+    validate: bool = True
+    cache_dir: Path | None = None
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
-    """Render every app and replace ``out/<cluster>`` atomically; print a count line on stderr.
+    """Render every app, validate it, and replace ``out/<cluster>`` atomically; print a count line on
+    stderr. Nothing is written when validation finds errors (the report goes to stdout, exit 1).
 
     Raises:
-        UsageError: the apps fail to load or a construct rejects a prop.
+        UsageError: ``out/<cluster>`` differs from its lock.json (edited by hand) and ``force`` is
+            off, naming the files; the apps fail to load; a construct rejects a prop.
     """
     project = load_project(root or Path.cwd())
-    results = render_project(project, cluster=opts.cluster)
-    tree = tree_for(results)
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
-    write_tree(opts.out, tree, clusters)
+    if not opts.force:
+        edits = [line for cluster in clusters for line in hand_edits(opts.out / cluster)]
+        if edits:
+            raise UsageError(
+                f"{opts.out}/ was edited by hand (it differs from lock.json): {', '.join(edits)}; "
+                "move the change into apps/, or re-run with --force to overwrite it"
+            )
+    results = render_project(project, cluster=opts.cluster)
+    if opts.validate:
+        result, _ = check_rendered(
+            project, results, out=opts.out, cache_dir=opts.cache_dir or default_cache_dir()
+        )
+        if result.failed():
+            sys.stdout.write(render(result, "auto"))
+            print(
+                f"synth: the output is invalid ({result.count('error')} errors); {opts.out}/ was not written",
+                file=sys.stderr,
+            )
+            return EXIT_FINDINGS
+    write_tree(opts.out, tree_for(results), clusters)
     objects = sum(len(r.files) for r in results)
     print(f"synth: {objects} objects from {len(results)} apps written to {opts.out}/", file=sys.stderr)
     return 0
@@ -46,6 +77,11 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
 @click.command("synth")
 @options.only_cluster
 @options.out
+@click.option("--force", is_flag=True, help="Overwrite OUT even when it was edited by hand (lock mismatch).")
+@click.option(
+    "--validate/--no-validate", default=True, show_default=True, help="Validate the output before writing it."
+)
+@options.cache_dir
 def command(**kwargs: Any) -> None:
-    """Synthesise every app into OUT/<cluster>/<app>/, atomically and deterministically."""
+    """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
     sys.exit(run_synth(SynthOptions(**kwargs)))

@@ -12,12 +12,20 @@ lower-cased) plus ``generated/<cluster>/lock.json`` (object identity → file, s
 from __future__ import annotations
 
 from trainops.synth.lockfile import lock_file
-from trainops.synth.normalise import MANAGED_BY, SPEC_HASH_ANNOTATION, TEAM_LABEL, file_name, normalise
+from trainops.synth.normalise import (
+    MANAGED_BY,
+    RUN_OF_LABEL,
+    SPEC_HASH_ANNOTATION,
+    TEAM_LABEL,
+    file_name,
+    normalise,
+)
 from trainops.synth.render import AppResult, render_app, render_objects, render_project
 from trainops.synth.tree import read_tree, tree_for, write_tree
 
 __all__ = [
     "MANAGED_BY",
+    "RUN_OF_LABEL",
     "SPEC_HASH_ANNOTATION",
     "TEAM_LABEL",
     "AppResult",

@@ -3,14 +3,19 @@ stable key order, so the same input gives byte-identical output (DESIGN.md decis
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from trainops.app import AppDef
 from trainops.hashing import content_hash
+from trainops.kinds import RUN_ONCE, group_kind
 from trainops.quantity import QuantityError, canonical_quantity
 
 SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
 TEAM_LABEL = "trainops.dev/team"
+#: Label of a run-once object (``kinds.RUN_ONCE``) naming the base name every run of it shares, so
+#: ``lock.json`` and ``trainops diff`` see ``<base>-<hash6>`` as a new run of ``<base>``.
+RUN_OF_LABEL = "trainops.dev/run-of"
 MANAGED_BY = "trainops"
 
 # Keys that come first, in this order; every other key follows in sorted order.
@@ -35,13 +40,15 @@ _KEY_PRIORITY: dict[str, int] = {
     )
 }
 _QUANTITY_MAPS = frozenset({"limits", "requests"})
+_RUN_ONCE_NAME = re.compile(r"(.+)-[0-9a-f]{6}")
 
 
 def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     """Return ``obj`` with standard labels, spec hash, canonical quantities and stable key order.
 
     Labels added when absent: ``app.kubernetes.io/name`` (the app name), ``part-of``,
-    ``version``, ``managed-by: trainops`` and ``trainops.dev/team``. The annotation
+    ``version``, ``managed-by: trainops``, ``trainops.dev/team`` and, on run-once objects named
+    ``<base>-<hash6>``, ``trainops.dev/run-of: <base>``. The annotation
     ``trainops.dev/spec-hash`` is the sha256 (16 hex digits) of everything but ``metadata``
     and ``status``.
 
@@ -56,6 +63,9 @@ def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     labels.setdefault("app.kubernetes.io/version", app_def.version)
     labels.setdefault("app.kubernetes.io/managed-by", MANAGED_BY)
     labels.setdefault(TEAM_LABEL, app_def.team)
+    base = run_of(obj)
+    if base is not None:
+        labels.setdefault(RUN_OF_LABEL, base)
     metadata["labels"] = labels
     body = {k: v for k, v in obj.items() if k not in ("metadata", "status")}
     annotations = dict(metadata.get("annotations") or {})
@@ -64,6 +74,15 @@ def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     obj = {**obj, "metadata": metadata}
     ordered: dict[str, Any] = _ordered(obj)
     return ordered
+
+
+def run_of(obj: dict[str, Any]) -> str | None:
+    """The base name of a run-once object named ``<base>-<hash6>``
+    (:func:`trainops.constructs._core.base.run_once_name`), or ``None`` for other objects."""
+    if group_kind(obj) not in RUN_ONCE:
+        return None
+    match = _RUN_ONCE_NAME.fullmatch(str((obj.get("metadata") or {}).get("name", "")))
+    return match.group(1) if match else None
 
 
 def file_name(obj: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from trainops.constructs._core.props import plain
 from trainops.errors import UsageError
 from trainops.project import Project
 from trainops.synth.normalise import file_name, normalise
+from trainops.user_code import app_error, apps_dir_of
 from trainops.yaml.dump import dump_document
 
 
@@ -50,14 +51,18 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
     """Synthesise one app for one cluster into normalised objects keyed by file name (sorted).
 
     Raises:
-        UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
+        AppError: the app's code raised (a construct's ``ValueError`` for a bad prop, or any other
+            exception), named by app, cluster and the file and line in ``apps/``.
+        UsageError: two objects map to one file.
     """
     try:
         _, chart = build_chart(app_def, cluster)
         manifests: list[dict[str, Any]] = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
-    except ValueError as exc:
-        raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from exc
+    except (KeyboardInterrupt, UsageError):
+        raise
+    except Exception as exc:  # user code: one line naming app, file and line (issue 15 point 6)
+        raise app_error(exc, apps_dir_of(app_def), app=app_def.name, cluster=cluster.name) from exc
     objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
         name = file_name(obj)

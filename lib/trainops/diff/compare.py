@@ -1,0 +1,411 @@
+"""Compare two ``generated/`` trees by object identity (DESIGN.md decision 5).
+
+An object's identity is ``(cluster, API group, kind, namespace, base name)``, where the base name
+of a run-once object (``kinds.RUN_ONCE``, named ``<base>-<hash6>``) is its ``trainops.dev/run-of``
+label, so a re-hashed training job is a *new run of <base>* with a field-level diff against the
+previous run, not a deletion plus an addition. Objects absent on one side in one cluster and
+present on the other side in another are *moved*; an object removed and another added with the
+same group, kind and spec hash is *renamed*.
+
+What reviewers must notice is flagged as :data:`Attention`:
+
+- ``new-run``: a new training run starts (a run-once object added or re-hashed);
+- ``data-deleted``: a PersistentVolumeClaim, which holds data, is removed (or moved away);
+- ``immutable``: a field the API server refuses to update changed in place
+  (:data:`IMMUTABLE_FIELDS`); the sync fails until the object is replaced;
+- ``protected``: any change to a cluster declared ``Cluster(protected=True)``;
+- ``moved``: an object moves between clusters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+
+from trainops.kinds import RUN_ONCE, group_of
+from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION, run_of
+
+ChangeKind = Literal["added", "removed", "changed", "new-run", "moved", "renamed"]
+Attention = Literal["new-run", "data-deleted", "immutable", "protected", "moved"]
+
+#: Fields the API server refuses to change on update, by (group, kind): path prefixes as tuples
+#: (``"*"`` matches any key). Sources (kubernetes ``pkg/apis/*/validation``):
+#: ``ValidateDeploymentUpdate``/``ValidateReplicaSetUpdate``/``ValidateDaemonSetUpdate``
+#: (``spec.selector`` is immutable in apps/v1), ``ValidateStatefulSetUpdate`` (only replicas,
+#: ordinals, template, updateStrategy, persistentVolumeClaimRetentionPolicy and minReadySeconds
+#: may change), ``ValidateJobUpdate`` (``spec.selector``, ``spec.template`` of a started job),
+#: ``ValidatePersistentVolumeClaimUpdate`` (the spec except ``resources.requests`` and
+#: ``volumeAttributesClassName``), ``ValidateServiceUpdate`` (``spec.clusterIP``/``clusterIPs``).
+IMMUTABLE_FIELDS: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("apps", "Deployment"): (("spec", "selector"),),
+    ("apps", "ReplicaSet"): (("spec", "selector"),),
+    ("apps", "DaemonSet"): (("spec", "selector"),),
+    ("apps", "StatefulSet"): (
+        ("spec", "selector"),
+        ("spec", "serviceName"),
+        ("spec", "volumeClaimTemplates"),
+        ("spec", "podManagementPolicy"),
+    ),
+    ("batch", "Job"): (("spec", "selector"), ("spec", "template")),
+    ("", "PersistentVolumeClaim"): (
+        ("spec", "storageClassName"),
+        ("spec", "accessModes"),
+        ("spec", "volumeName"),
+        ("spec", "volumeMode"),
+        ("spec", "selector"),
+        ("spec", "dataSource"),
+        ("spec", "dataSourceRef"),
+    ),
+    ("", "Service"): (("spec", "clusterIP"), ("spec", "clusterIPs")),
+}
+
+#: Paths left out of field diffs: bookkeeping that changes with every content change.
+_NOISE = {("metadata", "annotations", SPEC_HASH_ANNOTATION), ("metadata", "name")}
+_MISSING = object()
+#: libyaml's safe loader when PyYAML was built with it (synth output reads the same either way).
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who an object is, across revisions: cluster, API group, kind, namespace and base name."""
+
+    cluster: str
+    group: str
+    kind: str
+    namespace: str
+    base: str
+
+    def label(self) -> str:
+        """``Kind namespace/base`` (``Kind base`` when cluster-scoped)."""
+        where = f"{self.namespace}/{self.base}" if self.namespace else self.base
+        return f"{self.kind} {where}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One object in one tree.
+
+    Args:
+        path: repository-relative file, e.g. ``generated/gpu-prod/bert/pytorchjob_bert-3f2a1b.yaml``.
+        cluster: the first directory under the generated root.
+        app: the second directory (``""`` for files directly under the cluster).
+        obj: the parsed object.
+        text: the file's text.
+    """
+
+    path: str
+    cluster: str
+    app: str
+    obj: dict[str, Any]
+    text: str
+
+    @property
+    def name(self) -> str:
+        """``metadata.name``."""
+        return str((self.obj.get("metadata") or {}).get("name", ""))
+
+    @property
+    def spec_hash(self) -> str:
+        """The ``trainops.dev/spec-hash`` annotation (``""`` when absent)."""
+        return str(((self.obj.get("metadata") or {}).get("annotations") or {}).get(SPEC_HASH_ANNOTATION, ""))
+
+    def identity(self, cluster: str | None = None) -> Identity:
+        """This object's identity (in ``cluster`` instead of its own, when given)."""
+        meta = self.obj.get("metadata") or {}
+        base = (meta.get("labels") or {}).get(RUN_OF_LABEL) or run_of(self.obj) or self.name
+        return Identity(
+            cluster if cluster is not None else self.cluster,
+            group_of(str(self.obj.get("apiVersion", ""))),
+            str(self.obj.get("kind", "")),
+            str(meta.get("namespace", "")),
+            str(base),
+        )
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One changed field: JSON-path-like ``path`` (list items keyed by ``name`` where they have
+    one, e.g. ``$.spec.containers[name=main].image``), old and new value (``None`` when absent)."""
+
+    path: str
+    old: Any
+    new: Any
+    old_present: bool = True
+    new_present: bool = True
+
+
+@dataclass(frozen=True)
+class Change:
+    """One object that differs between the trees.
+
+    Args:
+        change: what happened.
+        identity: the object's identity (its new cluster for ``moved``).
+        app: the app directory on the new side (the old one for ``removed``).
+        old: the object before (``None`` for ``added``).
+        new: the object after (``None`` for ``removed``).
+        fields: the field-level diff (changed, new-run, moved, renamed).
+        attention: what reviewers must notice, each with a one-line reason.
+    """
+
+    change: ChangeKind
+    identity: Identity
+    app: str
+    old: Snapshot | None
+    new: Snapshot | None
+    fields: tuple[FieldChange, ...] = ()
+    attention: tuple[tuple[Attention, str], ...] = ()
+
+    @property
+    def run_once(self) -> bool:
+        """Whether the object is a run-once kind (a training run)."""
+        return (self.identity.group, self.identity.kind) in RUN_ONCE
+
+
+@dataclass(frozen=True)
+class TreeDiff:
+    """The comparison of two trees: changes sorted by cluster, app, kind and name."""
+
+    base: str
+    head: str
+    changes: tuple[Change, ...] = field(default_factory=tuple)
+
+    def count(self, change: ChangeKind) -> int:
+        """How many changes are of kind ``change``."""
+        return sum(1 for c in self.changes if c.change == change)
+
+    def attention(self) -> list[tuple[Change, Attention, str]]:
+        """Every flagged item, in change order."""
+        return [(c, kind, why) for c in self.changes for kind, why in c.attention]
+
+
+def parse_tree(texts: Mapping[str, str], prefix: str) -> dict[Identity, Snapshot]:
+    """Parse a tree (path → YAML text, paths under ``prefix``) into objects by identity.
+
+    Files that do not hold one Kubernetes object (empty, a list, not YAML) are skipped: they are
+    not synth output. A file holding several documents contributes each of them.
+    """
+    out: dict[Identity, Snapshot] = {}
+    strip = prefix.rstrip("/") + "/"
+    for path in sorted(texts):
+        rel = path[len(strip) :] if path.startswith(strip) else path
+        parts = rel.split("/")
+        cluster = parts[0] if len(parts) > 1 else ""
+        app = parts[1] if len(parts) > 2 else ""
+        try:
+            documents = list(yaml.load_all(texts[path], Loader=_Loader))
+        except yaml.YAMLError:
+            continue
+        for doc in documents:
+            if isinstance(doc, dict) and "kind" in doc and "apiVersion" in doc:
+                snapshot = Snapshot(path, cluster, app, doc, texts[path])
+                out.setdefault(snapshot.identity(), snapshot)
+    return out
+
+
+def compare(
+    old: Mapping[Identity, Snapshot],
+    new: Mapping[Identity, Snapshot],
+    *,
+    base: str,
+    head: str,
+    protected: Iterable[str] = (),
+) -> TreeDiff:
+    """Compare two parsed trees by identity.
+
+    Args:
+        old: the tree at ``base`` (:func:`parse_tree`).
+        new: the tree at ``head``.
+        base: label of the old side, e.g. a short commit id.
+        head: label of the new side, e.g. ``working tree``.
+        protected: names of protected clusters (every change there is flagged).
+    """
+    protected = set(protected)
+    changes: list[Change] = []
+    removed = {k: v for k, v in old.items() if k not in new}
+    added = {k: v for k, v in new.items() if k not in old}
+    for identity in sorted(set(old) & set(new), key=_order):
+        before, after = old[identity], new[identity]
+        if before.obj == after.obj:
+            continue
+        fields = tuple(field_diff(before.obj, after.obj))
+        kind: ChangeKind = "new-run" if before.name != after.name and _is_run_once(identity) else "changed"
+        changes.append(Change(kind, identity, after.app, before, after, fields))
+    # moved between clusters: same identity apart from the cluster
+    by_rest: dict[tuple[str, str, str, str], list[Identity]] = {}
+    for identity in removed:
+        by_rest.setdefault(_rest(identity), []).append(identity)
+    for identity in sorted(added, key=_order):
+        candidates = by_rest.get(_rest(identity))
+        if candidates:
+            source = candidates.pop(0)
+            before = removed.pop(source)
+            after = added.pop(identity)
+            changes.append(
+                Change("moved", identity, after.app, before, after, tuple(field_diff(before.obj, after.obj)))
+            )
+    # renamed: removed and added with the same group, kind, namespace, cluster and spec hash
+    for identity in sorted(list(added), key=_order):
+        after = added[identity]
+        match = next(
+            (
+                i
+                for i, s in removed.items()
+                if (i.cluster, i.group, i.kind, i.namespace)
+                == (identity.cluster, identity.group, identity.kind, identity.namespace)
+                and s.spec_hash
+                and s.spec_hash == after.spec_hash
+            ),
+            None,
+        )
+        if match is not None:
+            before = removed.pop(match)
+            del added[identity]
+            changes.append(
+                Change(
+                    "renamed", identity, after.app, before, after, tuple(field_diff(before.obj, after.obj))
+                )
+            )
+    changes += [Change("added", i, s.app, None, s) for i, s in added.items()]
+    changes += [Change("removed", i, s.app, s, None) for i, s in removed.items()]
+    flagged = [_with_attention(c, protected) for c in changes]
+    flagged.sort(key=lambda c: (c.identity.cluster, c.app, *_order(c.identity)[1:]))
+    return TreeDiff(base, head, tuple(flagged))
+
+
+def field_diff(old: Any, new: Any, path: tuple[str | int, ...] = ()) -> list[FieldChange]:
+    """The leaves that differ between ``old`` and ``new``, in document order (old keys first).
+
+    Lists of mappings that all carry a distinct ``name`` are matched by name
+    (``containers[name=main]``); other lists by index. Bookkeeping fields (``metadata.name``, the
+    spec-hash annotation) are left out.
+    """
+    if tuple(str(p) for p in path) in _NOISE:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[FieldChange] = []
+        for key in [*old, *(k for k in new if k not in old)]:
+            out += _leaf_or_descend(old.get(key, _MISSING), new.get(key, _MISSING), (*path, key))
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        old_named, new_named = _named(old), _named(new)
+        if old_named is not None and new_named is not None:
+            out = []
+            for key in [*old_named, *(k for k in new_named if k not in old_named)]:
+                out += _leaf_or_descend(
+                    old_named.get(key, _MISSING), new_named.get(key, _MISSING), (*path, f"name={key}")
+                )
+            return out
+        out = []
+        for index in range(max(len(old), len(new))):
+            out += _leaf_or_descend(
+                old[index] if index < len(old) else _MISSING,
+                new[index] if index < len(new) else _MISSING,
+                (*path, index),
+            )
+        return out
+    if old == new:
+        return []
+    return [FieldChange(render_path(path), old, new)]
+
+
+def render_path(parts: Iterable[str | int]) -> str:
+    """``$.spec.containers[name=main].image`` from path parts; odd keys are quoted."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int) or part.startswith("name="):
+            out += f"[{part}]"
+        elif _PLAIN_KEY.fullmatch(part):
+            out += f".{part}"
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _leaf_or_descend(old: Any, new: Any, path: tuple[str | int, ...]) -> list[FieldChange]:
+    if tuple(str(p) for p in path) in _NOISE:
+        return []
+    if old is _MISSING or new is _MISSING:
+        if old is new:
+            return []
+        return [
+            FieldChange(
+                render_path(path),
+                None if old is _MISSING else old,
+                None if new is _MISSING else new,
+                old_present=old is not _MISSING,
+                new_present=new is not _MISSING,
+            )
+        ]
+    return field_diff(old, new, path)
+
+
+def _named(items: list[Any]) -> dict[str, Any] | None:
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    named = {i["name"]: i for i in items}
+    return named if len(named) == len(items) else None
+
+
+def _is_run_once(identity: Identity) -> bool:
+    return (identity.group, identity.kind) in RUN_ONCE
+
+
+def _rest(identity: Identity) -> tuple[str, str, str, str]:
+    return identity.group, identity.kind, identity.namespace, identity.base
+
+
+def _order(identity: Identity) -> tuple[str, str, str, str, str]:
+    return identity.cluster, identity.kind, identity.namespace, identity.base, identity.group
+
+
+def _immutable_paths(change: Change) -> list[str]:
+    prefixes = IMMUTABLE_FIELDS.get((change.identity.group, change.identity.kind), ())
+    hits = []
+    for item in change.fields:
+        for prefix in prefixes:
+            rendered = render_path(prefix)
+            if item.path == rendered or item.path.startswith((rendered + ".", rendered + "[")):
+                hits.append(item.path)
+                break
+    return hits
+
+
+def _with_attention(change: Change, protected: set[str]) -> Change:
+    flags: list[tuple[Attention, str]] = []
+    ident = change.identity
+    if change.run_once and change.change in ("added", "new-run"):
+        before = f" (replaces {change.old.name})" if change.old is not None else ""
+        name = change.new.name if change.new is not None else ident.base
+        flags.append(("new-run", f"new training run {ident.kind} {name}{before}"))
+    if ident.kind == "PersistentVolumeClaim" and ident.group == "" and change.change in ("removed", "moved"):
+        where = change.old.cluster if change.old is not None else ident.cluster
+        flags.append(
+            (
+                "data-deleted",
+                f"PersistentVolumeClaim {ident.base} is deleted from {where}: its data goes with it",
+            )
+        )
+    if change.change == "changed":
+        immutable = _immutable_paths(change)
+        if immutable:
+            flags.append(
+                ("immutable", f"immutable field changed in place: {', '.join(immutable)} (the sync fails)")
+            )
+        elif change.run_once and any(f.path.startswith("$.spec") for f in change.fields):
+            flags.append(("immutable", f"run-once {ident.kind} spec changed in place without a new name"))
+    if change.change == "moved" and change.old is not None:
+        flags.append(("moved", f"moves from cluster {change.old.cluster} to {ident.cluster}"))
+    clusters = {ident.cluster, change.old.cluster if change.old is not None else ident.cluster}
+    hit = sorted(clusters & protected)
+    if hit:
+        flags.append(("protected", f"changes protected cluster {', '.join(hit)}"))
+    return Change(change.change, ident, change.app, change.old, change.new, change.fields, tuple(flags))

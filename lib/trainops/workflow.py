@@ -1,0 +1,80 @@
+"""The everyday loop's shared step: validate freshly rendered apps in memory, per cluster target.
+
+``trainops synth`` (before it writes anything) and ``trainops ci`` (after the drift check) both
+validate what synth rendered through :func:`trainops.pipeline.check`, each cluster against its
+own target (Kubernetes minor and installed operators from ``apps/clusters.py``), unless a
+``--kubernetes-version`` overrides the minor.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from trainops.findings import Result
+from trainops.pipeline import Target, Text, check
+from trainops.project import Project
+from trainops.synth import AppResult
+from trainops.validate.context import ValidateOptions
+
+
+@dataclass(frozen=True)
+class AppCheck:
+    """The validation of one rendered app.
+
+    Args:
+        app: what synth rendered.
+        result: the findings of its objects.
+        seconds: wall time of the validation, in seconds.
+    """
+
+    app: AppResult
+    result: Result
+    seconds: float
+
+
+def check_rendered(
+    project: Project,
+    results: list[AppResult],
+    *,
+    out: Path,
+    cache_dir: Path,
+    kubernetes_version: str | None = None,
+    options: ValidateOptions | None = None,
+) -> tuple[Result, list[AppCheck]]:
+    """Validate every rendered app against its cluster's target, in memory.
+
+    Args:
+        project: the loaded project (for the clusters).
+        results: what :func:`trainops.synth.render_project` returned.
+        out: the output root; findings name ``<out>/<cluster>/<app>/<file>``.
+        cache_dir: the schema cache.
+        kubernetes_version: overrides every cluster's minor, e.g. ``"1.33"``. Default: the cluster's.
+        options: validation options. Default: :class:`ValidateOptions` defaults.
+
+    Returns:
+        The merged result and one :class:`AppCheck` per app, in the order of ``results``.
+
+    Raises:
+        UsageError: a cluster is not declared. SchemaError: a cached schema is unreadable.
+    """
+    total = Result()
+    checks: list[AppCheck] = []
+    targets: dict[str, Target] = {}
+    for app in results:
+        target = targets.get(app.cluster)
+        if target is None:
+            cluster = project.cluster(app.cluster)
+            target = Target.of_cluster(cluster, cache_dir)
+            if kubernetes_version:
+                target = Target(kubernetes_version, target.operators, cache_dir, cluster.name)
+            targets[app.cluster] = target
+        start = time.perf_counter()
+        texts = [Text(str(out / app.cluster / app.app / name), text) for name, text in app.files.items()]
+        result = check(target, texts, options)
+        checks.append(AppCheck(app, result, time.perf_counter() - start))
+        total.files += result.files
+        total.documents += result.documents
+        total.extend(result.findings)
+    return total, checks
