@@ -10,26 +10,35 @@ from __future__ import annotations
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
 from trainops.constructs.autoscaler import Autoscaler
+from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
 from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.kubeflow import RunPolicy
+from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
+from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 
 __all__ = [
     "AccessMode",
     "Autoscaler",
     "ClaimSource",
+    "ClusterQueue",
     "DataVolume",
     "ElasticPolicy",
+    "FlavorQuota",
+    "LocalQueue",
     "ModelServer",
     "ModelService",
     "Mount",
     "PyTorchJob",
+    "ResourceFlavor",
     "RunPolicy",
     "Scalable",
     "ScrapeTarget",
     "Selectable",
     "ServiceMonitor",
+    "WorkloadPriorityClass",
 ]
