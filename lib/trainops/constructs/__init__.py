@@ -19,6 +19,8 @@ from trainops.constructs.model_service import ModelService
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.train_job import TrainJob
+from trainops.constructs.training_job import TrainingJob
 from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 
 __all__ = [
@@ -40,5 +42,7 @@ __all__ = [
     "ScrapeTarget",
     "Selectable",
     "ServiceMonitor",
+    "TrainJob",
+    "TrainingJob",
     "WorkloadPriorityClass",
 ]
