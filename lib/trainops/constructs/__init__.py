@@ -11,6 +11,7 @@ from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
 from trainops.constructs.autoscaler import Autoscaler
 from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
+from trainops.constructs.data_prep_job import DataPrepJob
 from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.local_queue import LocalQueue
@@ -28,6 +29,7 @@ __all__ = [
     "Autoscaler",
     "ClaimSource",
     "ClusterQueue",
+    "DataPrepJob",
     "DataVolume",
     "ElasticPolicy",
     "FlavorQuota",
