@@ -13,6 +13,7 @@ from trainops.constructs.autoscaler import Autoscaler
 from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
 from trainops.constructs.data_prep_job import DataPrepJob
 from trainops.constructs.data_volume import DataVolume
+from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollector, Objective, Parameter
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
@@ -26,17 +27,22 @@ from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 
 __all__ = [
     "AccessMode",
+    "Algorithm",
     "Autoscaler",
     "ClaimSource",
     "ClusterQueue",
     "DataPrepJob",
     "DataVolume",
     "ElasticPolicy",
+    "Experiment",
     "FlavorQuota",
     "LocalQueue",
+    "MetricsCollector",
     "ModelServer",
     "ModelService",
     "Mount",
+    "Objective",
+    "Parameter",
     "PyTorchJob",
     "ResourceFlavor",
     "RunPolicy",
