@@ -9,14 +9,19 @@ own target (Kubernetes minor and installed operators from ``apps/clusters.py``),
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from trainops.cluster import Cluster
 from trainops.findings import Result
 from trainops.pipeline import Target, Text, check
 from trainops.project import Project
 from trainops.synth import AppResult
 from trainops.validate.context import ValidateOptions
+
+#: ``policy(cluster, texts) -> Result``: the policy rules over one cluster's rendered texts.
+PolicyHook = Callable[[Cluster, list[Text]], Result]
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ def check_rendered(
     cache_dir: Path,
     kubernetes_version: str | None = None,
     options: ValidateOptions | None = None,
+    policy: PolicyHook | None = None,
 ) -> tuple[Result, list[AppCheck]]:
     """Validate every rendered app against its cluster's target, in memory.
 
@@ -52,6 +58,8 @@ def check_rendered(
         cache_dir: the schema cache.
         kubernetes_version: overrides every cluster's minor, e.g. ``"1.33"``. Default: the cluster's.
         options: validation options. Default: :class:`ValidateOptions` defaults.
+        policy: called once per cluster with all of that cluster's texts (cross-object rules see
+            the whole rendered set); its findings join the merged result. Default: no policies.
 
     Returns:
         The merged result and one :class:`AppCheck` per app, in the order of ``results``.
@@ -77,4 +85,13 @@ def check_rendered(
         total.files += result.files
         total.documents += result.documents
         total.extend(result.findings)
+    if policy is not None:
+        for cluster_name in dict.fromkeys(app.cluster for app in results):
+            texts = [
+                Text(str(out / app.cluster / app.app / name), text)
+                for app in results
+                if app.cluster == cluster_name
+                for name, text in app.files.items()
+            ]
+            total.extend(policy(project.cluster(cluster_name), texts).findings)
     return total, checks

@@ -1,9 +1,10 @@
-"""``trainops ci``: synth in memory, fail on drift, validate the fresh objects in memory."""
+"""``trainops ci``: the single CI entry point. Synth in memory, fail on drift, validate the fresh
+objects in memory (policies join once the repository has them), summarise the diff against the
+base, and write each requested report format to stdout or a file."""
 
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,13 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from trainops.cli import options
-from trainops.errors import EXIT_FINDINGS, EXIT_OK
-from trainops.findings import Result
-from trainops.pipeline import Target, Text, check
+from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.project import load_project
-from trainops.report import render, resolve_format
+from trainops.report import REPORTERS, render, resolve_format
 from trainops.schemas.catalog import default_cache_dir
-from trainops.synth import AppResult, read_tree, render_project, tree_for
+from trainops.synth import read_tree, render_project, tree_for
+from trainops.validate.context import UnknownKinds, ValidateOptions
+from trainops.workflow import AppCheck, check_rendered
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,29 @@ class CiOptions:
     Args:
         cluster: only this cluster; ``None`` for all.
         out: the committed output root compared with a fresh synth. Default: ``generated``.
-        fmt: report format.
+        fmt: report formats, in order (``auto`` picks ``github`` inside GitHub Actions).
+            Default: ``("auto",)``.
+        output: files for the formats, paired in order; formats without a file go to stdout
+            (at most one). Default: none.
         strict: warnings fail the run too.
+        kubernetes_version: overrides each cluster's Kubernetes minor, e.g. ``"1.33"``.
+        unknown_kinds: what a kind with no schema is: ``error``, ``warning`` or ``skip``.
+        cache_dir: schema cache directory. Default: the usual cache.
+        diff_base: the revision the diff summary compares with; ``None`` for the merge base with
+            the default branch.
+        diff: print the diff summary. Default: ``True``.
     """
 
     cluster: str | None = None
     out: Path = Path("generated")
-    fmt: str = "auto"
+    fmt: tuple[str, ...] = ("auto",)
+    output: tuple[Path, ...] = ()
     strict: bool = False
+    kubernetes_version: str | None = None
+    unknown_kinds: UnknownKinds = "error"
+    cache_dir: Path | None = None
+    diff_base: str | None = None
+    diff: bool = True
 
 
 @dataclass(frozen=True)
@@ -62,37 +78,60 @@ def drift(fresh: dict[str, str], committed: dict[str, str]) -> Drift:
     )
 
 
+def report_targets(fmt: tuple[str, ...], output: tuple[Path, ...]) -> list[tuple[str, Path | None]]:
+    """Pair formats with output files in order: ``--format sarif --output a.sarif --format text``
+    gives ``[("sarif", a.sarif), ("text", None)]`` (``None`` is stdout).
+
+    Raises:
+        UsageError: more files than formats, or more than one format left for stdout.
+    """
+    formats = fmt or ("auto",)
+    if len(output) > len(formats):
+        raise UsageError(f"--output given {len(output)} times but --format only {len(formats)} times")
+    pairs: list[tuple[str, Path | None]] = [
+        (resolve_format(f), output[i] if i < len(output) else None) for i, f in enumerate(formats)
+    ]
+    if sum(1 for _, path in pairs if path is None) > 1:
+        raise UsageError("only one --format can go to stdout; give the others an --output FILE")
+    return pairs
+
+
 def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     """Run the CI pipeline; return 0 when fresh and valid, 1 on drift or error findings.
 
     The rendered objects are validated in memory (they equal the committed files once the drift
     check passed), against each cluster's own target.
+
+    Raises:
+        UsageError: bad option pairs, unknown cluster, apps that fail to load.
     """
-    project = load_project(root or Path.cwd())
+    targets = report_targets(opts.fmt, opts.output)
+    start = root or Path.cwd()
+    project = load_project(start)
     results = render_project(project, cluster=opts.cluster)
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
     found = drift(tree_for(results), read_tree(opts.out, clusters))
     if found.stale:
         _print_drift(found, opts.out)
         return EXIT_FINDINGS
-    total = Result()
-    rows: list[tuple[AppResult, Result, float]] = []
-    cache = default_cache_dir()
-    for cluster_name in clusters:
-        target = Target.of_cluster(project.cluster(cluster_name), cache)
-        for app in (r for r in results if r.cluster == cluster_name):
-            start = time.perf_counter()
-            texts = [
-                Text(str(opts.out / app.cluster / app.app / name), text) for name, text in app.files.items()
-            ]
-            result = check(target, texts)
-            rows.append((app, result, time.perf_counter() - start))
-            total.files += result.files
-            total.documents += result.documents
-            total.extend(result.findings)
-    fmt = resolve_format(opts.fmt)
-    sys.stdout.write(render(total, fmt))
-    _print_summary(rows, to_stderr=fmt != "text")
+    total, rows = check_rendered(
+        project,
+        results,
+        out=opts.out,
+        cache_dir=opts.cache_dir or default_cache_dir(),
+        kubernetes_version=opts.kubernetes_version,
+        options=ValidateOptions(unknown_kinds=opts.unknown_kinds),
+    )
+    for fmt, path in targets:
+        text = render(total, fmt)
+        if path is None:
+            sys.stdout.write(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    stdout_format = next((fmt for fmt, path in targets if path is None), None)
+    _print_summary(rows, to_stderr=stdout_format not in (None, "text"))
+    if opts.diff:
+        _print_diff_summary(start, opts)
     return EXIT_FINDINGS if total.failed(strict=opts.strict) else EXIT_OK
 
 
@@ -104,7 +143,7 @@ def _print_drift(found: Drift, out: Path) -> None:
     print("\n".join(lines), file=sys.stderr)
 
 
-def _print_summary(rows: list[tuple[AppResult, Result, float]], *, to_stderr: bool) -> None:
+def _print_summary(rows: list[AppCheck], *, to_stderr: bool) -> None:
     console = Console(file=sys.stderr if to_stderr else sys.stdout, width=100, highlight=False)
     table = Table(title="trainops ci", title_justify="left")
     table.add_column("cluster")
@@ -112,17 +151,56 @@ def _print_summary(rows: list[tuple[AppResult, Result, float]], *, to_stderr: bo
     table.add_column("objects", justify="right")
     table.add_column("validation")
     table.add_column("seconds", justify="right")
-    for app, result, seconds in rows:
+    for row in rows:
+        app, result = row.app, row.result
         errors, warnings = result.count("error"), result.count("warning")
         verdict = "valid" if not errors and not warnings else f"{errors} errors, {warnings} warnings"
-        table.add_row(app.cluster, app.app, str(len(app.files)), verdict, f"{app.seconds + seconds:.2f}")
+        table.add_row(app.cluster, app.app, str(len(app.files)), verdict, f"{app.seconds + row.seconds:.2f}")
     console.print(table)
+
+
+def _print_diff_summary(start: Path, opts: CiOptions) -> None:
+    """The diff summary and review items on stderr; a note instead when there is no base to
+    compare with (not a git repository, no default branch)."""
+    from trainops.diff import diff_revisions, summary
+    from trainops.project import declared_clusters
+
+    try:
+        protected = tuple(c.name for c in declared_clusters(start) if c.protected)
+        diff = diff_revisions(start, opts.diff_base, opts.out.as_posix(), protected=protected)
+    except UsageError as exc:
+        print(f"diff: skipped ({exc.message})", file=sys.stderr)
+        return
+    lines = [f"diff: {summary(diff)}"]
+    lines += [f"  ! [{kind}] {c.identity.cluster}/{c.app}: {why}" for c, kind, why in diff.attention()]
+    print("\n".join(lines), file=sys.stderr)
 
 
 @click.command("ci")
 @options.only_cluster
 @options.out
-@options.report
+@click.option(
+    "--format",
+    "-o",
+    "fmt",
+    type=click.Choice(("auto", *REPORTERS)),
+    multiple=True,
+    help="Report format; repeat for several, each paired in order with an --output (default: auto).",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    multiple=True,
+    help="Write the report of the matching --format to FILE (repeatable).",
+)
+@options.strict
+@options.kubernetes_version
+@options.unknown_kinds
+@options.cache_dir
+@click.option("--diff-base", help="Revision the diff summary compares with. Default: merge base with main.")
+@click.option("--diff/--no-diff", default=True, show_default=True, help="Print the diff summary on stderr.")
 def command(**kwargs: Any) -> None:
-    """Synth into memory, fail if OUT is stale, then validate the fresh objects."""
+    """Synth into memory, fail if OUT is stale, validate the fresh objects, summarise the diff."""
+    kwargs["fmt"] = tuple(kwargs["fmt"]) or ("auto",)
+    kwargs["output"] = tuple(kwargs["output"])
     sys.exit(run_ci(CiOptions(**kwargs)))
