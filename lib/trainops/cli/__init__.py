@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "validate": "trainops.cli.validate:command",
     "ci": "trainops.cli.ci:command",
     "diff": "trainops.cli.diff:command",
+    "new": "trainops.cli.new:command",
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",

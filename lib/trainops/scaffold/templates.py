@@ -1,0 +1,251 @@
+"""Source templates of ``trainops new``: one function per kind returning an app module's text.
+
+The generated module follows the bundled apps (``apps/pytorch_ddp_multi_node.py``,
+``apps/tf_serving.py``): a module docstring, a ``build(chart, cluster)`` function adding
+trainops constructs, and ``APP = AppDef(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from trainops.scaffold.source import call, q, str_list
+
+Kind = Literal["pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve"]
+
+#: Every kind ``trainops new`` knows, in help order.
+KINDS: tuple[Kind, ...] = ("pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """``--data CLAIM:PATH``: an existing PersistentVolumeClaim mounted at an absolute path."""
+
+    claim: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """What ``trainops new KIND NAME [options] -- COMMAND`` asked for.
+
+    Args:
+        kind: the scaffold kind.
+        name: the app name (DNS-1123 label); also the base name of its main object.
+        image: container image.
+        command: the container command (after ``--``). Default: none (the image's entrypoint).
+        gpus: GPUs per pod (arena ``--gpus``). Default: 0.
+        workers: training pods (arena ``--workers``). Default: 1.
+        cpu: CPU per pod. Default: ``"4"`` for training, ``"1"`` for serving.
+        memory: memory per pod. Default: ``"16Gi"`` for training, ``"2Gi"`` for serving.
+        data: claims to mount (arena ``--data claim:path``).
+        env: environment variables (arena ``--env KEY=VALUE``).
+        namespace: namespace of the app.
+        team: owning team label.
+        clusters: clusters the app targets; empty for all.
+        port: serving port. Default: 8080.
+        replicas: serving replicas (the autoscaler's minimum). Default: 2.
+        max_replicas: serving autoscaler maximum. Default: 10.
+        metric: katib objective metric. Default: ``loss``.
+    """
+
+    kind: Kind
+    name: str
+    image: str
+    command: tuple[str, ...] = ()
+    gpus: int = 0
+    workers: int = 1
+    cpu: str | None = None
+    memory: str | None = None
+    data: tuple[Mount, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    namespace: str = "ml-training"
+    team: str = "ml-platform"
+    clusters: tuple[str, ...] = field(default_factory=tuple)
+    port: int = 8080
+    replicas: int = 2
+    max_replicas: int = 10
+    metric: str = "loss"
+
+
+def module_name(app: str) -> str:
+    """The module of app ``bert-ft``: ``bert_ft``."""
+    return app.replace("-", "_")
+
+
+def _header(request: Request, summary: str, imports: list[str]) -> str:
+    argv = f"trainops new {request.kind} {request.name}"
+    lines = [
+        f'"""``{request.name}``: {summary}.',
+        "",
+        f"Scaffolded by ``{argv}``; edit it freely, then run ``trainops synth``.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import TYPE_CHECKING",
+        "",
+        "from trainops.app import AppDef",
+        "from trainops.cluster import Cluster",
+        f"from trainops.constructs import {', '.join(sorted(imports))}",
+        "",
+        "if TYPE_CHECKING:",
+        "    from cdk8s import Chart",
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _app(request: Request, description: str) -> str:
+    args = [
+        f"name={q(request.name)}",
+        "build=build",
+        f"namespace={q(request.namespace)}",
+        f"team={q(request.team)}",
+        f"description={q(description)}",
+    ]
+    if request.clusters:
+        args.append(f"clusters=({', '.join(q(c) for c in request.clusters)},)")
+    return f"\n\nAPP = {call('AppDef', args, 0)}\n"
+
+
+def _training_args(request: Request, *, name: str, indent: int, extra: tuple[str, ...] = ()) -> list[str]:
+    args = [f"name={q(name)}", f"image={q(request.image)}"]
+    command = (*request.command, *extra)
+    if command:
+        args.append(f"command={str_list(command, indent + 4)}")
+    args += ["master=False", f"workers={request.workers}"]
+    if request.gpus:
+        args.append(f"gpus_per_replica={request.gpus}")
+    args += [f"cpu={q(request.cpu or '4')}", f"memory={q(request.memory or '16Gi')}"]
+    if request.env:
+        args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
+    return args
+
+
+def pytorchjob(request: Request) -> str:
+    """A ``PyTorchJob`` (workers only, torchrun style) with the ``--data`` claims mounted."""
+    pods = f"{request.workers}x{request.gpus}-GPU" if request.gpus else f"{request.workers}-pod"
+    summary = f"a {pods} PyTorchJob"
+    body = [
+        "",
+        "def build(chart: Chart, cluster: Cluster) -> None:",
+        '    """Add the PyTorchJob and mount its volumes."""',
+        "    job = "
+        + call(
+            "PyTorchJob",
+            ["chart", q("Job"), "cluster=cluster", *_training_args(request, name=request.name, indent=4)],
+            4,
+        ),
+    ]
+    body += [f"    job.mount({q(m.claim)}, {q(m.path)})" for m in request.data]
+    return _header(request, summary, ["PyTorchJob"]) + "\n".join(body) + "\n" + _app(request, summary)
+
+
+def katib(request: Request) -> str:
+    """A Katib ``Experiment`` tuning the learning rate of a PyTorchJob trial (random search)."""
+    summary = f"a Katib experiment minimising {request.metric} over a PyTorchJob trial"
+    trial_args = [
+        "scope",
+        q("Trial"),
+        "cluster=cluster",
+        *_training_args(
+            request, name=request.name, indent=8, extra=("--lr=${trialParameters.learningRate}",)
+        ),
+    ]
+    body = [
+        "",
+        "def build(chart: Chart, cluster: Cluster) -> None:",
+        '    """Add the experiment; each trial is a PyTorchJob."""',
+        "",
+        "    def trial(scope: Construct) -> PyTorchJob:",
+        "        job = " + call("PyTorchJob", trial_args, 8),
+        *[f"        job.mount({q(m.claim)}, {q(m.path)})" for m in request.data],
+        "        return job",
+        "",
+        "    "
+        + call(
+            "Experiment",
+            [
+                "chart",
+                q("Experiment"),
+                "cluster=cluster",
+                f"name={q(request.name)}",
+                f"objective=Objective({q('minimize')}, {q(request.metric)})",
+                f"algorithm=Algorithm({q('random')})",
+                f"parameters=[Parameter.double({q('lr')}, 0.001, 0.1)]",
+                "trial=trial",
+                f"trial_parameters={{{q('learningRate')}: {q('lr')}}}",
+            ],
+            4,
+        ),
+    ]
+    header = _header(request, summary, ["Algorithm", "Experiment", "Objective", "Parameter", "PyTorchJob"])
+    header = header.replace(
+        "if TYPE_CHECKING:\n    from cdk8s import Chart\n",
+        "if TYPE_CHECKING:\n    from cdk8s import Chart\n    from constructs import Construct\n",
+    )
+    return header + "\n".join(body) + "\n" + _app(request, summary)
+
+
+def serving(request: Request) -> str:
+    """A ``ModelServer`` with a Service and an ``Autoscaler`` (``replicas``..``max_replicas``)."""
+    summary = f"a model server on port {request.port} with a Service and an autoscaler"
+    args = [
+        "chart",
+        q("Server"),
+        "cluster=cluster",
+        f"name={q(request.name)}",
+        f"image={q(request.image)}",
+        f"port={request.port}",
+        f"replicas={request.replicas}",
+        f"cpu={q(request.cpu or '1')}",
+        f"memory={q(request.memory or '2Gi')}",
+    ]
+    if request.command:
+        args.append(f"args={str_list(request.command, 8)}")
+    if request.data:
+        args += [f"model_volume={q(request.data[0].claim)}", f"model_path={q(request.data[0].path)}"]
+    if request.env:
+        args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
+    body = [
+        "",
+        "def build(chart: Chart, cluster: Cluster) -> None:",
+        '    """Add the server, its Service and its autoscaler."""',
+        "    server = " + call("ModelServer", args, 4),
+        "    server.expose()",
+        "    "
+        + call(
+            "Autoscaler",
+            [
+                "chart",
+                q("Autoscaler"),
+                "target=server",
+                f"min_replicas={request.replicas}",
+                f"max_replicas={request.max_replicas}",
+            ],
+            4,
+        ),
+    ]
+    return (
+        _header(request, summary, ["Autoscaler", "ModelServer"])
+        + "\n".join(body)
+        + "\n"
+        + _app(request, summary)
+    )
+
+
+#: Kind → template, for the kinds whose constructs exist.
+TEMPLATES: dict[Kind, Callable[[Request], str]] = {
+    "pytorchjob": pytorchjob,
+    "katib": katib,
+    "serving": serving,
+}
+
+#: Kind → the operator a target cluster must list (``Cluster.operators``) for the app to build.
+OPERATORS: dict[Kind, tuple[str, ...]] = {
+    "pytorchjob": ("training-operator",),
+    "katib": ("katib", "training-operator"),
+}

@@ -1,0 +1,147 @@
+"""``trainops new`` (issue 15 point 3): each supported kind scaffolds a module that registers
+itself, synthesises and validates clean at once, and passes the repository's ruff rules; existing
+apps are never overwritten; unsupported kinds are one-line usage errors."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+ARGS: dict[str, tuple[str, ...]] = {
+    "pytorchjob": (
+        "--gpus", "4", "--workers", "4", "--image", "registry.example.com/train:1.2",
+        "--data", "training-data:/data", "--",
+        "python", "-m", "torch.distributed.run", "--nproc_per_node=4", "train.py",
+    ),
+    "serving": ("--image", "registry.example.com/serve:1.0", "--data", "training-output:/models", "--port", "8501"),
+    "katib": ("--image", "registry.example.com/train:1.2", "--", "python", "train.py"),
+}  # fmt: skip
+KINDS_WRITTEN = {
+    "pytorchjob": ["PyTorchJob"],
+    "serving": ["Deployment", "HorizontalPodAutoscaler", "Service"],
+    "katib": ["Experiment"],
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any) -> Path:
+    """A copy of the bundled apps/ and generated/ (the repository's own layout), with Katib added
+    to the cluster so every kind can target it."""
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "generated", root / "generated")
+    clusters = root / "apps" / "clusters.py"
+    clusters.write_text(
+        clusters.read_text().replace(
+            '"argo-cd": "v3.5.1",', '"argo-cd": "v3.5.1",\n        "katib": "v0.19.0",'
+        )
+    )
+    monkeypatch.chdir(root)
+    assert cli("synth", "--force").code == 0
+    return root
+
+
+def _ruff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args, "--config", str(REPO / "pyproject.toml"), str(root / "apps")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("kind", list(ARGS))
+def test_scaffold_registers_synthesises_and_validates(cli: Any, repo: Path, kind: str) -> None:
+    name = f"demo-{kind}"
+    run = cli("new", kind, name, *ARGS[kind])
+    assert run.code == 0, run.err
+    module = repo / "apps" / f"demo_{kind}.py"
+    assert module.is_file()
+    assert f"demo_{kind}.APP," in (repo / "apps" / "__init__.py").read_text()
+    written = sorted(
+        yaml.safe_load(p.read_text())["kind"] for p in (repo / "generated" / "gpu-prod" / name).glob("*.yaml")
+    )
+    assert written == KINDS_WRITTEN[kind]
+    ci = cli("ci", "--format", "text", "--no-diff")
+    assert ci.code == 0, ci.out + ci.err
+    assert "0 errors, 0 warnings" in ci.out
+    lint = _ruff(repo, "check")
+    assert lint.returncode == 0, lint.stdout
+    formatted = _ruff(repo, "format", "--check")
+    assert formatted.returncode == 0, formatted.stdout
+
+
+def test_pytorchjob_scaffold_mirrors_arena_options(cli: Any, repo: Path) -> None:
+    assert cli("new", "pytorchjob", "bert-ft", *ARGS["pytorchjob"]).code == 0
+    job = yaml.safe_load(
+        next((repo / "generated/gpu-prod/bert-ft").glob("pytorchjob_bert-ft-*.yaml")).read_text()
+    )
+    worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
+    container = worker["template"]["spec"]["containers"][0]
+    assert worker["replicas"] == 4
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "4"
+    assert container["image"] == "registry.example.com/train:1.2"
+    assert container["command"] == ["python", "-m", "torch.distributed.run", "--nproc_per_node=4", "train.py"]
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in worker["template"]["spec"]["volumes"]}
+    assert volumes[mounts["/data"]]["persistentVolumeClaim"]["claimName"] == "training-data"
+
+
+def test_refuses_to_overwrite(cli: Any, repo: Path) -> None:
+    assert cli("new", "serving", "api", "--image", "registry.example.com/serve:1.0").code == 0
+    module = repo / "apps" / "api.py"
+    before = module.read_text(), (repo / "apps" / "__init__.py").read_text()
+    run = cli("new", "serving", "api", "--image", "registry.example.com/serve:2.0")
+    assert run.code == 2
+    assert "already exists: refusing to overwrite" in run.err
+    assert (module.read_text(), (repo / "apps" / "__init__.py").read_text()) == before
+
+
+def test_refuses_an_app_name_already_registered(cli: Any, repo: Path) -> None:
+    run = cli("new", "serving", "tf-serving", "--image", "registry.example.com/serve:1.0")
+    assert run.code == 2
+    assert "already" in run.err
+
+
+@pytest.mark.parametrize("kind", ["tfjob", "mpijob", "xgboostjob", "kserve"])
+def test_unsupported_kinds_are_usage_errors(cli: Any, repo: Path, kind: str) -> None:
+    before = (repo / "apps" / "__init__.py").read_text()
+    run = cli("new", kind, "later", "--image", "registry.example.com/x:1")
+    assert run.code == 2
+    assert run.err.strip().startswith(f"trainops: not yet supported: {kind}")
+    assert not (repo / "apps" / "later.py").exists()
+    assert (repo / "apps" / "__init__.py").read_text() == before
+
+
+def test_a_scaffold_that_fails_to_build_is_removed(cli: Any, repo: Path) -> None:
+    before = (repo / "apps" / "__init__.py").read_text()
+    run = cli("new", "pytorchjob", "broken", "--image", "not an image")
+    assert run.code == 2
+    assert "apps/broken.py:" in run.err and "image" in run.err
+    assert not (repo / "apps" / "broken.py").exists()
+    assert (repo / "apps" / "__init__.py").read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ("--image", "a/b:1", "--data", "nocolon"), "expected CLAIM:/absolute/path", id="bad-data"
+        ),
+        pytest.param((), "--image is required", id="no-image"),
+        pytest.param(("--image", "a/b:1", "--env", "NOEQUALS"), "expected KEY=VALUE", id="bad-env"),
+    ],
+)
+def test_bad_options(cli: Any, repo: Path, args: tuple[str, ...], message: str) -> None:
+    run = cli("new", "pytorchjob", "opts", *args)
+    assert run.code == 2
+    assert message in run.err
+    assert not (repo / "apps" / "opts.py").exists()
