@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "ci": "trainops.cli.ci:command",
     "diff": "trainops.cli.diff:command",
     "new": "trainops.cli.new:command",
+    "init": "trainops.cli.init:command",
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",

@@ -112,7 +112,7 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
     found = drift(tree_for(results), read_tree(opts.out, clusters))
     if found.stale:
-        _print_drift(found, opts.out)
+        print_drift(found, opts.out)
         return EXIT_FINDINGS
     total, rows = check_rendered(
         project,
@@ -135,7 +135,8 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     return EXIT_FINDINGS if total.failed(strict=opts.strict) else EXIT_OK
 
 
-def _print_drift(found: Drift, out: Path) -> None:
+def print_drift(found: Drift, out: Path) -> None:
+    """List the stale files on stderr, with what to do."""
     lines = [f"trainops: {out}/ is stale: it differs from a fresh synth (run `trainops synth` and commit):"]
     lines += [f"  changed  {out}/{p}" for p in found.changed]
     lines += [f"  missing  {out}/{p}" for p in found.added]

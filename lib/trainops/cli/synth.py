@@ -30,6 +30,7 @@ class SynthOptions:
         force: overwrite a ``generated/`` edited by hand (a lock mismatch). Default: refuse.
         validate: validate the output before writing it. Default: ``True``.
         cache_dir: schema cache for that validation. Default: the usual cache.
+        check: write nothing; exit 1 when ``out`` differs from a fresh synth (pre-commit hook).
     """
 
     cluster: str | None = None
@@ -37,6 +38,7 @@ class SynthOptions:
     force: bool = False
     validate: bool = True
     cache_dir: Path | None = None
+    check: bool = False
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
@@ -49,7 +51,7 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     """
     project = load_project(root or Path.cwd())
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
-    if not opts.force:
+    if not opts.force and not opts.check:
         edits = [line for cluster in clusters for line in hand_edits(opts.out / cluster)]
         if edits:
             raise UsageError(
@@ -57,6 +59,16 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
                 "move the change into apps/, or re-run with --force to overwrite it"
             )
     results = render_project(project, cluster=opts.cluster)
+    if opts.check:
+        from trainops.cli.ci import drift, print_drift
+        from trainops.synth import read_tree
+
+        found = drift(tree_for(results), read_tree(opts.out, clusters))
+        if found.stale:
+            print_drift(found, opts.out)
+            return EXIT_FINDINGS
+        print(f"synth: {opts.out}/ is fresh", file=sys.stderr)
+        return 0
     if opts.validate:
         result, _ = check_rendered(
             project, results, out=opts.out, cache_dir=opts.cache_dir or default_cache_dir()
@@ -82,6 +94,7 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     "--validate/--no-validate", default=True, show_default=True, help="Validate the output before writing it."
 )
 @options.cache_dir
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when OUT differs from a fresh synth.")
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
     sys.exit(run_synth(SynthOptions(**kwargs)))
