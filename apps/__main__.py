@@ -1,36 +1,23 @@
 """The cdk8s App for ``cdk8s synth`` (cdk8s.yaml: ``app: python -m apps``, output ``dist/``).
 
-``trainops synth`` does not use this module: it builds one App per (cluster, app) and owns
-``generated/``. This entry point writes every chart to ``dist/`` for users of the cdk8s CLI.
+It writes the objects ``trainops synth`` writes (normalised: labels, spec hash, canonical
+quantities), one ``<cluster>-<app>.k8s.yaml`` per app and cluster, into ``CDK8S_OUTDIR``
+(default ``dist/``); see :mod:`trainops.synth.cdk8s_out` for what differs from ``generated/``.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from trainops.nodeenv import configure_node
-
-configure_node()
-
-from cdk8s import App, Chart  # noqa: E402
-
-from apps import APPS, CLUSTERS  # noqa: E402
+from trainops.project import load_project
+from trainops.synth.cdk8s_out import write_outdir
 
 
 def main() -> None:
-    """Synthesise every app for every cluster it targets into ``dist/`` (one chart each)."""
-    app = App(outdir=os.environ.get("CDK8S_OUTDIR", "dist"))
-    for cluster in CLUSTERS:
-        for app_def in APPS:
-            if app_def.targets(cluster):
-                chart = Chart(
-                    app,
-                    f"{cluster.name}-{app_def.name}",
-                    namespace=app_def.namespace,
-                    disable_resource_name_hashes=True,
-                )
-                app_def.build(chart, cluster)
-    app.synth()
+    """Synthesise every app for every cluster it targets into ``CDK8S_OUTDIR``."""
+    root = Path(__file__).resolve().parent.parent
+    write_outdir(load_project(root), Path(os.environ.get("CDK8S_OUTDIR", "dist")))
 
 
 if __name__ == "__main__":
