@@ -54,8 +54,9 @@ lint: $(STAMP)
 pytest: schemas $(CDK8S)
 	$(BIN)/pytest
 
-bench: schemas
+bench: schemas $(CDK8S)
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.synth
 
 # Speed of this checkout against another revision, same corpus, interleaved (e.g. REV=origin/main).
 bench-baseline: schemas

@@ -17,6 +17,7 @@ from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
 from trainops.synth.lockfile import hand_edits
+from trainops.synth.partial import render_some
 from trainops.workflow import check_rendered
 
 
@@ -31,6 +32,11 @@ class SynthOptions:
         validate: validate the output before writing it. Default: ``True``.
         cache_dir: schema cache for that validation. Default: the usual cache.
         check: write nothing; exit 1 when ``out`` differs from a fresh synth (pre-commit hook).
+        changed: render only the apps whose sources changed since ``base`` (the others' files are
+            kept as they are in ``out``, already checked against lock.json).
+        base: the revision ``changed`` compares with; ``None`` for the merge base with the
+            default branch.
+        verbose: per-app timings on stderr.
     """
 
     cluster: str | None = None
@@ -39,6 +45,9 @@ class SynthOptions:
     validate: bool = True
     cache_dir: Path | None = None
     check: bool = False
+    changed: bool = False
+    base: str | None = None
+    verbose: bool = False
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
@@ -58,7 +67,18 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
                 f"{opts.out}/ was edited by hand (it differs from lock.json): {', '.join(edits)}; "
                 "move the change into apps/, or re-run with --force to overwrite it"
             )
-    results = render_project(project, cluster=opts.cluster)
+    if opts.changed:
+        from trainops.diff.changed import changed_apps
+        from trainops.diff.snapshot import default_base, resolve
+
+        base = resolve(project.root, opts.base) if opts.base else default_base(project.root)
+        wanted = changed_apps(project, base, opts.out)
+        results, rendered = render_some(
+            project, opts.out, cluster=opts.cluster, render=lambda a: a.name in wanted
+        )
+    else:
+        results = render_project(project, cluster=opts.cluster)
+        rendered = {(r.cluster, r.app) for r in results}
     if opts.check:
         from trainops.cli.ci import drift, print_drift
         from trainops.synth import read_tree
@@ -69,10 +89,13 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
             return EXIT_FINDINGS
         print(f"synth: {opts.out}/ is fresh", file=sys.stderr)
         return 0
+    checks: dict[tuple[str, str], float] = {}
     if opts.validate:
-        result, _ = check_rendered(
-            project, results, out=opts.out, cache_dir=opts.cache_dir or default_cache_dir()
+        fresh = [r for r in results if (r.cluster, r.app) in rendered]
+        result, per_app = check_rendered(
+            project, fresh, out=opts.out, cache_dir=opts.cache_dir or default_cache_dir()
         )
+        checks = {(c.app.cluster, c.app.app): c.seconds for c in per_app}
         if result.failed():
             sys.stdout.write(render(result, "auto"))
             print(
@@ -81,8 +104,26 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
             )
             return EXIT_FINDINGS
     write_tree(opts.out, tree_for(results), clusters)
+    if opts.verbose:
+        for r in results:
+            if (r.cluster, r.app) not in rendered:
+                print(f"synth: {r.cluster}/{r.app}: {len(r.files)} objects kept (unchanged)", file=sys.stderr)
+                continue
+            validated = (
+                f", validate {checks[(r.cluster, r.app)]:.3f} s" if (r.cluster, r.app) in checks else ""
+            )
+            print(
+                f"synth: {r.cluster}/{r.app}: {len(r.files)} objects, render {r.seconds:.3f} s{validated}",
+                file=sys.stderr,
+            )
     objects = sum(len(r.files) for r in results)
-    print(f"synth: {objects} objects from {len(results)} apps written to {opts.out}/", file=sys.stderr)
+    fresh_note = (
+        f" ({len(rendered)} rendered, {len(results) - len(rendered)} unchanged)" if opts.changed else ""
+    )
+    print(
+        f"synth: {objects} objects from {len(results)} apps{fresh_note} written to {opts.out}/",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -95,6 +136,9 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
 )
 @options.cache_dir
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when OUT differs from a fresh synth.")
+@click.option("--changed", is_flag=True, help="Render only apps whose sources changed since --base.")
+@click.option("--base", help="Revision for --changed. Default: the merge base with the default branch.")
+@click.option("--verbose", "-v", is_flag=True, help="Per-app timings on stderr.")
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
     sys.exit(run_synth(SynthOptions(**kwargs)))

@@ -1,0 +1,126 @@
+"""Which apps a change touches (``trainops synth --changed``): an app is changed when its module,
+or a module of the apps package it imports (directly or not), differs from BASE in the working
+tree (tracked or untracked); a change to ``apps/__init__.py`` or ``apps/clusters.py``, or a
+``lock.json`` written by another trainops version, changes every app."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+from trainops import __version__
+from trainops.app import AppDef
+from trainops.diff.snapshot import git
+from trainops.project import Project
+
+
+def changed_files(root: Path, base: str) -> set[Path]:
+    """Files that differ between commit ``base`` and the working tree, plus untracked ones
+    (``git diff --name-only``, ``git ls-files --others --exclude-standard``), resolved.
+
+    Raises:
+        UsageError: git fails (not a repository, unknown revision).
+    """
+    top = Path(git(root, "rev-parse", "--show-toplevel").decode().strip())
+    names = git(root, "diff", "--name-only", "-z", base, "--").split(b"\0")
+    names += git(root, "ls-files", "--others", "--exclude-standard", "-z", "--full-name").split(b"\0")
+    return {(top / n.decode("utf-8")).resolve() for n in names if n}
+
+
+def module_imports(apps_dir: Path, package: str) -> dict[Path, set[Path]]:
+    """For each ``.py`` file of the apps package: the files of the package it imports."""
+    files = {p.resolve() for p in apps_dir.rglob("*.py")}
+
+    def file_of(module: str) -> Path | None:
+        if module != package and not module.startswith(f"{package}."):
+            return None
+        parts = module.split(".")[1:]
+        candidates = [apps_dir / "__init__.py"]
+        if parts:
+            candidates = [
+                apps_dir.joinpath(*parts[:-1], f"{parts[-1]}.py"),
+                apps_dir.joinpath(*parts, "__init__.py"),
+            ]
+        for candidate in candidates:
+            if candidate.resolve() in files:
+                return candidate.resolve()
+        return None
+
+    graph: dict[Path, set[Path]] = {}
+    for path in files:
+        rel = path.relative_to(apps_dir.resolve()).with_suffix("")
+        parts = [package, *rel.parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        here = ".".join(parts)
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            graph[path] = set()
+            continue
+        found: set[Path] = set()
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    own = here.split(".") if path.name == "__init__.py" else here.split(".")[:-1]
+                    anchor = own[: len(own) - (node.level - 1)]
+                    base = ".".join([*anchor, base] if base else anchor)
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            found |= {f for f in (file_of(t) for t in targets) if f is not None and f != path}
+        graph[path] = found
+    return graph
+
+
+def app_sources(project: Project, package: str = "apps") -> dict[str, set[Path]]:
+    """App name → the apps-package files its build depends on (its module and what it imports)."""
+    apps_dir = project.root / package
+    graph = module_imports(apps_dir, package)
+    out: dict[str, set[Path]] = {}
+    for name, app_def in project.apps.items():
+        start = _module_file(app_def)
+        seen: set[Path] = set()
+        todo = [start] if start is not None else []
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            todo.extend(graph.get(current, ()))
+        out[name] = seen
+    return out
+
+
+def changed_apps(project: Project, base: str, out: Path, package: str = "apps") -> set[str]:
+    """Names of the apps whose sources changed since ``base`` (see the module docstring).
+
+    Raises:
+        UsageError: git fails.
+    """
+    changed = changed_files(project.root, base)
+    apps_dir = (project.root / package).resolve()
+    everything = {apps_dir / "__init__.py", apps_dir / "clusters.py"}
+    if changed & everything or _other_version(out):
+        return set(project.apps)
+    return {name for name, files in app_sources(project, package).items() if files & changed}
+
+
+def _module_file(app_def: AppDef) -> Path | None:
+    module = sys.modules.get(app_def.build.__module__)
+    file = getattr(module, "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def _other_version(out: Path) -> bool:
+    for lock in out.glob("*/lock.json"):
+        try:
+            if json.loads(lock.read_text(encoding="utf-8")).get("trainops") != __version__:
+                return True
+        except ValueError:
+            return True
+    return False

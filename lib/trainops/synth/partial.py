@@ -1,0 +1,81 @@
+"""Synth of some apps only (``trainops synth --changed``): the chosen apps are rendered, every other
+app's files are taken as they are from ``generated/`` (already checked against ``lock.json``), so
+``lock.json`` and the tree come out as a full synth would write them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from trainops.app import AppDef
+from trainops.project import Project
+from trainops.synth.lockfile import read_lock
+from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
+from trainops.synth.render import AppResult, render_objects
+from trainops.yaml.dump import dump_document
+
+
+def kept_result(out: Path, cluster: str, app: str) -> AppResult | None:
+    """The files of ``out/<cluster>/<app>/`` as an :class:`AppResult` (``seconds`` 0), or ``None``
+    when the app has no directory there or a file is missing from ``lock.json``.
+
+    The files are not parsed: each object is the identity ``lock.json`` records for its file
+    (apiVersion, kind, namespace, name, run-of label, spec hash), all :func:`lock_entry` needs;
+    :func:`~trainops.synth.lockfile.hand_edits` has already checked the files against the lock.
+    """
+    directory = out / cluster / app
+    if not directory.is_dir():
+        return None
+    lock = read_lock(out / cluster)
+    entries = {str(e.get("file")): e for e in (lock or {}).get("objects", [])}
+    files: dict[str, str] = {}
+    objects: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.yaml")):
+        entry = entries.get(f"{app}/{path.name}")
+        if entry is None or "base" not in entry:
+            return None
+        files[path.name] = path.read_text(encoding="utf-8")
+        metadata: dict[str, Any] = {
+            "name": entry["name"],
+            "annotations": {SPEC_HASH_ANNOTATION: entry["specHash"]},
+        }
+        if entry["namespace"]:
+            metadata["namespace"] = entry["namespace"]
+        if entry["base"] != entry["name"]:
+            metadata["labels"] = {RUN_OF_LABEL: entry["base"]}
+        objects[path.name] = {"apiVersion": entry["apiVersion"], "kind": entry["kind"], "metadata": metadata}
+    return AppResult(cluster, app, files, objects, 0.0)
+
+
+def render_some(
+    project: Project, out: Path, *, cluster: str | None, render: Callable[[AppDef], bool]
+) -> tuple[list[AppResult], set[tuple[str, str]]]:
+    """Render the apps for which ``render(app)`` is true (and any app with no files yet); keep the
+    others' files from ``out``.
+
+    Returns:
+        Every (cluster, app) result in :func:`~trainops.synth.render.render_project` order, and the
+        ``(cluster, app)`` pairs that were rendered.
+
+    Raises:
+        AppError: a rendered app's code raised. UsageError: two objects map to one file.
+    """
+    clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
+    results: list[AppResult] = []
+    rendered: set[tuple[str, str]] = set()
+    for target in clusters:
+        for app_def in project.apps.values():
+            if not app_def.targets(target):
+                continue
+            kept = None if render(app_def) else kept_result(out, target.name, app_def.name)
+            if kept is not None:
+                results.append(kept)
+                continue
+            start = time.perf_counter()
+            objects = render_objects(app_def, target)
+            files = {name: dump_document(obj) for name, obj in objects.items()}
+            results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
+            rendered.add((target.name, app_def.name))
+    return results, rendered

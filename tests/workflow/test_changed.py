@@ -1,0 +1,127 @@
+"""``trainops synth --changed`` and ``-v`` (issue 15 point 8): only apps whose sources or
+imported modules changed since BASE are rendered, and the tree is byte-identical to a full synth;
+the bench project of ``make bench`` synthesises valid objects (7 per app)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.synth import write_project as write_bench_project
+from tests.workflow.project import commit_all, init_repo, write_project
+
+SHARED = '''
+"""A module two apps import."""
+
+IMAGE = "{image}"
+'''
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def repo(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The workflow project with ``train`` and ``web`` reading their image from ``apps/shared.py``."""
+    root = write_project(tmp_path / "repo")
+    init = root / "apps" / "__init__.py"
+    text = init.read_text().replace(
+        "from apps.clusters import CLUSTERS\n",
+        "from apps.clusters import CLUSTERS\nfrom apps import shared\n",
+    )
+    text = text.replace('image=P["image"]', "image=shared.IMAGE").replace(
+        '"image": "nginx:1.27"', '"image": shared.IMAGE'
+    )
+    init.write_text(text)
+    (root / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:1.0"))
+    )
+    monkeypatch.chdir(root)
+    assert cli("synth").code == 0
+    init_repo(root)
+    return root
+
+
+def _rendered(err: str) -> set[str]:
+    return {m.group(1) for m in re.finditer(r"synth: lab/(\S+): \d+ objects, render", err)}
+
+
+def test_nothing_changed_renders_nothing(cli: Any, repo: Path) -> None:
+    before = _digest(repo / "generated")
+    run = cli("synth", "--changed", "-v")
+    assert run.code == 0, run.err
+    assert _rendered(run.err) == set()
+    assert "(0 rendered, 3 unchanged)" in run.err
+    assert _digest(repo / "generated") == before
+
+
+def test_a_module_imported_by_one_app_changes_that_app_only(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "bench"
+    write_bench_project(root, 3)
+    (root / "apps" / "common.py").write_text('SUFFIX = "a"\n')
+    app = root / "apps" / "app002.py"
+    app.write_text(
+        app.read_text().replace("WORKERS = 2\n", "WORKERS = 2\nfrom apps.common import SUFFIX  # noqa\n")
+    )
+    monkeypatch.chdir(root)
+    assert cli("synth").code == 0
+    init_repo(root)
+    (root / "apps" / "common.py").write_text('SUFFIX = "b"\n')
+    run = cli("synth", "--changed", "-v")
+    assert run.code == 0, run.err
+    assert {m.group(1) for m in re.finditer(r"synth: bench/(\S+): \d+ objects, render", run.err)} == {
+        "app002"
+    }
+
+
+def test_an_imported_module_changes_the_apps_importing_it(cli: Any, repo: Path) -> None:
+    (repo / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:2.0"))
+    )
+    run = cli("synth", "--changed", "-v")
+    assert run.code == 0, run.err
+    assert _rendered(run.err) == {"data", "train", "web"}  # the package __init__ imports shared
+
+
+def test_changed_output_equals_a_full_synth(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "bench"
+    write_bench_project(root, 3)
+    monkeypatch.chdir(root)
+    assert cli("synth").code == 0
+    init_repo(root)
+    app = root / "apps" / "app001.py"
+    app.write_text(app.read_text().replace("WORKERS = 2", "WORKERS = 3"))
+    run = cli("synth", "--changed", "-v")
+    assert run.code == 0, run.err
+    assert _rendered(run.err.replace("synth: bench/", "synth: lab/")) == {"app001"}
+    assert "synth: bench/app000: 7 objects kept (unchanged)" in run.err
+    partial = _digest(root / "generated")
+    assert cli("synth").code == 0
+    assert _digest(root / "generated") == partial
+    commit_all(root, "three workers")
+    assert cli("synth", "--changed", "--base", "HEAD", "-v").code == 0
+
+
+def test_bench_project_apps_have_seven_valid_objects(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "bench"
+    write_bench_project(root, 2)
+    monkeypatch.chdir(root)
+    run = cli("synth", "-v")
+    assert run.code == 0, run.out + run.err
+    assert run.err.count(": 7 objects, render ") == 2
