@@ -16,6 +16,7 @@ from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.tf_job import TFJob
 
 __all__ = [
     "AccessMode",
@@ -32,4 +33,5 @@ __all__ = [
     "ScrapeTarget",
     "Selectable",
     "ServiceMonitor",
+    "TFJob",
 ]

@@ -34,7 +34,14 @@ from trainops.constructs._core.pod import (
     resolve_mount,
     scratch_volumes,
 )
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import (
+    half_quantity,
+    require_env,
+    require_image,
+    require_labels,
+    require_quantity,
+    require_whole,
+)
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
@@ -291,3 +298,130 @@ def scratch_paths(pod: ReplicaPod) -> list[str]:
     if pod.shm is not None:
         paths.append(SHM_PATH)
     return paths
+
+
+#: Characters ``run_once_name`` appends to the base name (``-<hash6>``).
+_HASH_SUFFIX = 7
+#: Digits of the replica index a replica Service name leaves room for (up to 1000 replicas per type).
+_INDEX_DIGITS = 3
+
+
+def max_base_name(*replica_types: str) -> int:
+    """The longest base name a job with ``replica_types`` may have.
+
+    The operator names each replica's pod and Service ``<job>-<lower(type)>-<index>``
+    (``GenGeneralName`` in kubeflow/trainer ``pkg/core/utils.go``, v1.9) and a Service name must be
+    a DNS-1035 label of at most 63 characters; the job is named ``<base>-<hash6>`` and the index
+    may have up to three digits. E.g. ``max_base_name("Master", "Worker")`` is 45.
+
+    Args:
+        replica_types: the replica type names the job kind allows, e.g. ``"Chief"``, ``"Evaluator"``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/core/utils.go
+    """
+    longest = max(len(t) for t in replica_types)
+    return 63 - _HASH_SUFFIX - (longest + 2) - _INDEX_DIGITS
+
+
+def require_strings(kind: str, prop: str, value: Sequence[str] | None) -> tuple[str, ...] | None:
+    """``value`` as a tuple of strings, or ``None``.
+
+    Raises:
+        ValueError: ``value`` is a plain string or holds a non-string, quoting ``kind``, prop and value.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{kind} {prop}={value!r}: must be a sequence of strings")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class PodProps:
+    """The pod props every kubeflow.org/v1 job construct shares, before checking.
+
+    Args:
+        image: training image with a tag or digest (never ``latest``).
+        command: container command, or ``None`` for the image's entrypoint.
+        args: container args, or ``None``.
+        gpus: whole GPUs per pod.
+        cpu: cpu cores per pod as a quantity string.
+        memory: memory per pod as a quantity string in bytes.
+        rdma: RDMA HCAs per pod.
+        env: environment variables in order, or ``None``.
+        shm_size: ``/dev/shm`` size as a quantity string, or ``None`` for the default rule.
+        labels: extra labels, or ``None``.
+        service_account: ``serviceAccountName``, or ``None``.
+        read_only_root: read-only root filesystem.
+    """
+
+    image: str
+    command: Sequence[str] | None
+    args: Sequence[str] | None
+    gpus: int
+    cpu: str
+    memory: str
+    rdma: int
+    env: Mapping[str, str] | None
+    shm_size: str | None
+    labels: Mapping[str, str] | None
+    service_account: str | None
+    read_only_root: bool
+
+    def check(self, kind: str, cluster: Cluster, container_name: str, *, pods: int) -> ReplicaPod:
+        """Check every prop and build the :class:`ReplicaPod` (the same rules as ``PyTorchJob``).
+
+        ``/dev/shm`` is a memory emptyDir of half ``memory`` when the pod has several GPUs or the
+        job several pods, unless ``shm_size`` is given (then always, at most ``memory``).
+
+        Args:
+            kind: the construct's kind, for messages.
+            cluster: target cluster.
+            container_name: the container name the operator requires.
+            pods: how many pods the job runs (for the ``/dev/shm`` rule).
+
+        Raises:
+            ValueError: quoting ``kind``, the prop and its value.
+        """
+        image = require_image(kind, "image", self.image)
+        command = require_strings(kind, "command", self.command)
+        args = require_strings(kind, "args", self.args)
+        gpus = require_whole(kind, "gpus_per_replica", self.gpus, minimum=0)
+        cpu = require_quantity(kind, "cpu", self.cpu)
+        memory = require_quantity(kind, "memory", self.memory, whole_bytes=True)
+        rdma = require_whole(kind, "rdma", self.rdma, minimum=0)
+        if rdma and cluster.rdma_resource is None:
+            raise ValueError(f"{kind} rdma={self.rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
+        env = require_env(kind, "env", self.env or {})
+        labels = require_labels(kind, "labels", self.labels or {})
+        service_account = (
+            None
+            if self.service_account is None
+            else require_name(kind, "service_account", self.service_account)
+        )
+        shm: Quantity | None = None
+        if self.shm_size is not None:
+            shm = require_quantity(kind, "shm_size", self.shm_size, whole_bytes=True)
+            if shm.value > memory.value:
+                raise ValueError(
+                    f"{kind} shm_size={self.shm_size!r}: must not exceed memory={memory.canonical()!r} "
+                    "(memory-backed emptyDir counts against the memory limit)"
+                )
+        elif gpus > 1 or pods > 1:
+            shm = half_quantity(memory)
+        return ReplicaPod(
+            cluster=cluster,
+            container_name=container_name,
+            image=image,
+            command=command,
+            args=args,
+            cpu=cpu,
+            memory=memory,
+            gpus=gpus,
+            rdma=rdma,
+            env=env,
+            shm=shm,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=bool(self.read_only_root),
+        )
