@@ -17,6 +17,7 @@ from trainops.constructs.model_service import ModelService
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.tf_job import TFJob
+from trainops.constructs.xgboost_job import XGBoostJob
 
 __all__ = [
     "AccessMode",
@@ -34,4 +35,5 @@ __all__ = [
     "Selectable",
     "ServiceMonitor",
     "TFJob",
+    "XGBoostJob",
 ]

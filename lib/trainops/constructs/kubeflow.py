@@ -425,3 +425,28 @@ class PodProps:
             service_account=service_account,
             read_only_root=bool(self.read_only_root),
         )
+
+
+def require_port(kind: str, prop: str, value: int | None) -> int | None:
+    """``value`` as a container port (1-65535), or ``None``.
+
+    Raises:
+        ValueError: not a whole number within 1-65535, quoting ``kind``, prop and value.
+    """
+    if value is None:
+        return None
+    port = require_whole(kind, prop, value, minimum=1)
+    if port > 65535:
+        raise ValueError(f"{kind} {prop}={value!r}: must be at most 65535")
+    return port
+
+
+def with_port(replica: dict[str, Any], name: str, port: int | None) -> dict[str, Any]:
+    """``replica`` (a ``ReplicaSpec`` from :meth:`ReplicaPod.replica`) with the container port
+    ``name`` set to ``port`` in its training container; unchanged when ``port`` is ``None`` (the
+    operator's defaulting then adds its default port of that name, e.g. ``setXGBoostJobDefaultPort``).
+    """
+    if port is not None:
+        container = replica["template"]["spec"]["containers"][0]
+        container["ports"] = [{"name": name, "containerPort": port}]
+    return replica
