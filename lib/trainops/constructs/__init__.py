@@ -14,6 +14,7 @@ from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.tf_job import TFJob
@@ -28,6 +29,8 @@ __all__ = [
     "ModelServer",
     "ModelService",
     "Mount",
+    "PaddleElasticPolicy",
+    "PaddleJob",
     "PyTorchJob",
     "RunPolicy",
     "Scalable",
