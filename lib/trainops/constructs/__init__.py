@@ -11,6 +11,7 @@ from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
 from trainops.constructs.autoscaler import Autoscaler
 from trainops.constructs.data_volume import DataVolume
+from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
@@ -26,6 +27,7 @@ __all__ = [
     "ClaimSource",
     "DataVolume",
     "ElasticPolicy",
+    "JAXJob",
     "ModelServer",
     "ModelService",
     "Mount",
