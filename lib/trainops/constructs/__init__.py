@@ -19,6 +19,7 @@ from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.mpi_job import MPIJob
 from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_flavor import ResourceFlavor
@@ -42,6 +43,7 @@ __all__ = [
     "FlavorQuota",
     "JAXJob",
     "LocalQueue",
+    "MPIJob",
     "MetricsCollector",
     "ModelServer",
     "ModelService",
