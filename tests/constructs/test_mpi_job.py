@@ -169,6 +169,30 @@ def test_prop_errors(chart: Any, mpi_cluster: Cluster, kwargs: dict[str, Any], m
         MPIJob(chart, "Job", cluster=mpi_cluster, **props)
 
 
-def test_cluster_without_mpi_operator(chart: Any, test_cluster: Cluster) -> None:
-    with pytest.raises(ValueError, match="MPIJob cluster='test': the cluster does not list mpi-operator"):
-        MPIJob(chart, "Job", cluster=test_cluster, name="bench", image=HOROVOD, command=["x"])
+def test_training_operator_cluster_gets_its_v1_mpijob(
+    chart: Any, synth: Any, test_cluster: Cluster, schema_cache: Path
+) -> None:
+    job = MPIJob(
+        chart, "Job", cluster=test_cluster, name="bench", image=HOROVOD, command=["python", "b.py"], workers=2
+    )
+    doc = _doc(synth, chart, job)[1]
+    assert job.api_version == doc["apiVersion"] == "kubeflow.org/v1"
+    assert not {"mpiImplementation", "launcherCreationPolicy", "sshAuthMountPath"} & set(doc["spec"])
+    texts = [Text(f"{k}.yaml", t) for k, t in synth(chart).items()]
+    assert check(Target.of_cluster(test_cluster, schema_cache), texts).findings == []
+    with pytest.raises(ValueError, match="kubeflow.org/v1 MPIJob has no mpiImplementation"):
+        MPIJob(
+            chart,
+            "Job2",
+            cluster=test_cluster,
+            name="bench",
+            image=HOROVOD,
+            command=["x"],
+            mpi_implementation="MPICH",
+        )
+
+
+def test_cluster_without_an_mpi_operator(chart: Any, test_cluster: Cluster) -> None:
+    bare = replace(test_cluster, name="bare", operators={})
+    with pytest.raises(ValueError, match="MPIJob cluster='bare': the cluster does not list mpi-operator"):
+        MPIJob(chart, "Job", cluster=bare, name="bench", image=HOROVOD, command=["x"])

@@ -209,17 +209,24 @@ class KubeflowJob(ObjectConstruct):
     _api_object: ApiObject
 
     def _setup(
-        self, cluster: Cluster, name: str, *, max_base_name: int, run_policy: RunPolicy | None
+        self,
+        cluster: Cluster,
+        name: str,
+        *,
+        max_base_name: int,
+        run_policy: RunPolicy | None,
+        operator: str | None = None,
     ) -> None:
-        """Check the target runs :attr:`OPERATOR` and the base name is a DNS-1035 label of at most
-        ``max_base_name`` characters.
+        """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
+        DNS-1035 label of at most ``max_base_name`` characters.
 
         Raises:
             ValueError: the cluster lacks the operator, or a bad name.
         """
-        if not cluster.has_operator(self.OPERATOR):
+        needed = operator or self.OPERATOR
+        if not cluster.has_operator(needed):
             raise ValueError(
-                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {self.OPERATOR} in operators"
+                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {needed} in operators"
             )
         self._cluster = cluster
         self._base_name = require_name(

@@ -55,7 +55,9 @@ class MPIJob(KubeflowJob):
     Args:
         scope: the parent construct (a Chart with a namespace).
         id: construct id.
-        cluster: target; must list ``mpi-operator`` in ``operators`` (v0.4+ serves v2beta1).
+        cluster: target; ``mpi-operator`` in ``operators`` gives kubeflow.org/v2beta1; a cluster with
+            only ``training-operator`` gets that operator's kubeflow.org/v1 MPIJob (no
+            ``mpiImplementation``, ``launcherCreationPolicy`` or ``sshAuthMountPath``).
         name: base name, a DNS-1035 label of at most 43 characters (replica Services are
             ``<job>-launcher-<i>``).
         image: image with MPI and the program, with a tag or digest.
@@ -88,6 +90,8 @@ class MPIJob(KubeflowJob):
     KIND = "MPIJob"
     API_VERSION = "kubeflow.org/v2beta1"
     OPERATOR = "mpi-operator"
+    #: The Training Operator v1's own MPIJob, used only on a cluster without mpi-operator.
+    V1_API_VERSION = "kubeflow.org/v1"
 
     def __init__(
         self,
@@ -115,7 +119,16 @@ class MPIJob(KubeflowJob):
         read_only_root_filesystem: bool = False,
     ) -> None:
         super().__init__(scope, id)
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._v1 = not cluster.has_operator(self.OPERATOR) and cluster.has_operator(KubeflowJob.OPERATOR)
+        if self._v1 and (
+            mpi_implementation != "OpenMPI" or launcher_creation_policy != "WaitForWorkersReady"
+        ):
+            raise ValueError(
+                f"{_KIND} cluster={cluster.name!r}: the Training Operator's kubeflow.org/v1 MPIJob has no "
+                "mpiImplementation or launcherCreationPolicy (install mpi-operator for them)"
+            )
+        operator = KubeflowJob.OPERATOR if self._v1 else self.OPERATOR
+        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, operator=operator)
         self._workers = require_whole(_KIND, "workers", workers, minimum=1)
         if mpi_implementation not in _MPIRUN:
             raise ValueError(
@@ -174,6 +187,12 @@ class MPIJob(KubeflowJob):
         self._emit()
 
     @property
+    def api_version(self) -> str:
+        """``kubeflow.org/v2beta1`` (mpi-operator), or ``kubeflow.org/v1`` on a cluster that runs only
+        the Training Operator v1."""
+        return self.V1_API_VERSION if self._v1 else self.API_VERSION
+
+    @property
     def pods(self) -> int:
         """Launcher plus workers."""
         return 1 + self._workers
@@ -187,17 +206,19 @@ class MPIJob(KubeflowJob):
         return scratch_paths(self._worker)
 
     def _spec(self) -> dict[str, Any]:
-        return {
+        spec: dict[str, Any] = {
             "slotsPerWorker": self._slots,
             "runPolicy": self._run_policy.to_spec(),
-            "mpiImplementation": self._implementation,
-            "launcherCreationPolicy": self._creation,
-            "sshAuthMountPath": SSH_AUTH_MOUNT_PATH,
             "mpiReplicaSpecs": {
                 "Launcher": self._launcher.replica(1, "OnFailure", self._mounts),
                 "Worker": self._worker.replica(self._workers, "OnFailure", self._mounts),
             },
         }
+        if not self._v1:
+            spec["mpiImplementation"] = self._implementation
+            spec["launcherCreationPolicy"] = self._creation
+            spec["sshAuthMountPath"] = SSH_AUTH_MOUNT_PATH
+        return spec
 
 
 def _check_ranks(command: Sequence[str], ranks: int) -> None:
