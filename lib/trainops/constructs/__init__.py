@@ -14,6 +14,7 @@ from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
 
@@ -26,6 +27,7 @@ __all__ = [
     "ModelServer",
     "ModelService",
     "Mount",
+    "PodDisruptionBudget",
     "PyTorchJob",
     "RunPolicy",
     "Scalable",
