@@ -17,6 +17,7 @@ from trainops.constructs.model_service import ModelService
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.team_namespace import TeamNamespace
 
 __all__ = [
     "AccessMode",
@@ -34,4 +35,5 @@ __all__ = [
     "ScrapeTarget",
     "Selectable",
     "ServiceMonitor",
+    "TeamNamespace",
 ]
