@@ -49,10 +49,15 @@ def raw_object(chart: Any, key: str) -> dict[str, Any]:
 def without_paths(obj: dict[str, Any], paths: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``obj`` with each dotted path removed, asserting it held the expected value first
     (``paths`` are a parity test's intended differences: path → the value trainops emits).
-    A mapping left empty by a removal is removed too."""
+    Under ``metadata.labels`` and ``metadata.annotations`` the rest of the path is one key (keys
+    there contain dots). A mapping left empty by a removal is removed too."""
     copy: dict[str, Any] = json.loads(json.dumps(obj))
     for path, expected in paths.items():
-        *parents, leaf = path.split(".")
+        head = path.split(".", 2)
+        if head[:2] in (["metadata", "labels"], ["metadata", "annotations"]) and len(head) == 3:
+            parents, leaf = head[:2], head[2]
+        else:
+            *parents, leaf = path.split(".")
         node = copy
         for part in parents:
             node = node[part]

@@ -12,10 +12,12 @@ from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalabl
 from trainops.constructs.autoscaler import Autoscaler
 from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.kubeflow import RunPolicy
+from trainops.constructs.limit_range import LimitRange
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
+from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.team_namespace import TeamNamespace
 
@@ -25,11 +27,13 @@ __all__ = [
     "ClaimSource",
     "DataVolume",
     "ElasticPolicy",
+    "LimitRange",
     "ModelServer",
     "ModelService",
     "Mount",
     "PodDisruptionBudget",
     "PyTorchJob",
+    "ResourceQuota",
     "RunPolicy",
     "Scalable",
     "ScrapeTarget",
