@@ -15,6 +15,7 @@ from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_quota import ResourceQuota
@@ -31,6 +32,7 @@ __all__ = [
     "ModelServer",
     "ModelService",
     "Mount",
+    "NetworkPolicy",
     "PodDisruptionBudget",
     "PyTorchJob",
     "ResourceQuota",
