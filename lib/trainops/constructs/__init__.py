@@ -19,6 +19,9 @@ from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_quota import ResourceQuota
+from trainops.constructs.role import PolicyRule, Role
+from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.team_namespace import TeamNamespace
 
@@ -34,12 +37,16 @@ __all__ = [
     "Mount",
     "NetworkPolicy",
     "PodDisruptionBudget",
+    "PolicyRule",
     "PyTorchJob",
     "ResourceQuota",
+    "Role",
+    "RoleBinding",
     "RunPolicy",
     "Scalable",
     "ScrapeTarget",
     "Selectable",
+    "ServiceAccount",
     "ServiceMonitor",
     "TeamNamespace",
 ]
