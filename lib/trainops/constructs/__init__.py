@@ -17,6 +17,7 @@ from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
+from trainops.constructs.pod_monitor import PodMonitor
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
@@ -37,6 +38,7 @@ __all__ = [
     "Mount",
     "NetworkPolicy",
     "PodDisruptionBudget",
+    "PodMonitor",
     "PolicyRule",
     "PyTorchJob",
     "ResourceQuota",
