@@ -178,3 +178,17 @@ def test_parity_prometheus_operator_example_app(chart: Any, test_cluster: Cluste
         },
     )
     assert ours == expected
+
+
+def test_bad_cluster_prometheus_labels_are_refused(chart: Any) -> None:
+    cluster = Cluster(
+        name="c",
+        kubernetes_version="1.34",
+        operators={"training-operator": "v1.9.4", "prometheus-operator": "v0.93.0"},
+        prometheus_labels={"release": "kube prometheus"},
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^PodMonitor cluster.prometheus_labels: label release='kube prometheus' is not a valid",
+    ):
+        PodMonitor(chart, "Monitor", cluster=cluster, job=_job(chart, cluster))

@@ -110,3 +110,17 @@ def test_bad_name(test_cluster: Cluster) -> None:
     chart = Chart(App(), "nons", disable_resource_name_hashes=True)
     with pytest.raises(ValueError, match=r"^TeamNamespace name='Vision': must be a DNS-1123 label"):
         TeamNamespace(chart, "Namespace", cluster=test_cluster, name="Vision")
+
+
+def test_bad_cluster_kueue_labels_are_refused(chart: Any) -> None:
+    cluster = Cluster(
+        name="c",
+        kubernetes_version="1.34",
+        operators={"kueue": "v0.19.2"},
+        kueue_namespace_labels={"a b": "x"},
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^TeamNamespace cluster.kueue_namespace_labels: label key 'a b' is not a valid label key",
+    ):
+        TeamNamespace(chart, "Namespace", cluster=cluster, kueue=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from constructs import IValidation
 from jsii import implements
@@ -48,6 +48,12 @@ class Disruptable(Selectable, Protocol):
 
 
 IntOrPercent = int | str
+
+if TYPE_CHECKING:
+    from trainops.constructs.model_server import ModelServer
+
+    def _model_server_is_disruptable(server: ModelServer) -> Disruptable:  # checked by mypy
+        return server
 
 
 def scaled(value: IntOrPercent, expected: int) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from constructs import IValidation
 from jsii import implements
@@ -40,6 +40,13 @@ class TrainingRun(Protocol):
     def replica_types(self) -> tuple[str, ...]:
         """Its replica types as the spec spells them, e.g. ``("Master", "Worker")``."""
         ...
+
+
+if TYPE_CHECKING:
+    from trainops.constructs.pytorch_job import PyTorchJob
+
+    def _pytorch_job_is_a_training_run(job: PyTorchJob) -> TrainingRun:  # checked by mypy
+        return job
 
 
 @implements(IValidation)
@@ -166,7 +173,10 @@ class PodMonitor(ObjectConstruct):
                 )
             endpoint["scrapeTimeout"] = scrape_timeout
         self._job = job
-        meta_labels = {**cluster.prometheus_labels, **require_labels(_KIND, "labels", labels or {})}
+        meta_labels = {
+            **require_labels(_KIND, "cluster.prometheus_labels", cluster.prometheus_labels),
+            **require_labels(_KIND, "labels", labels or {}),
+        }
         metadata: dict[str, Any] = {
             "name": self._name,
             "annotations": argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),

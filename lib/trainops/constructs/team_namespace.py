@@ -109,7 +109,9 @@ class TeamNamespace(ObjectConstruct):
                 raise ValueError(
                     f"{_KIND} kueue=True: cluster {cluster.name!r} does not list kueue in operators"
                 )
-            ns_labels.update(cluster.kueue_namespace_labels)
+            ns_labels.update(
+                require_labels(_KIND, "cluster.kueue_namespace_labels", cluster.kueue_namespace_labels)
+            )
         self._pod_security: PodSecurityLevel = pod_security
         metadata: dict[str, Any] = {
             "name": self._name,
