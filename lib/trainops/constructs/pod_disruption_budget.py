@@ -125,7 +125,7 @@ class PodDisruptionBudget(ObjectConstruct):
     The budget syncs with its workload (Argo CD wave 0, the default; no annotation).
 
     Args:
-        scope: the parent construct (a Chart; its namespace, which must be the target's).
+        scope: the parent construct (a Chart in the target's namespace).
         id: construct id.
         target: the workload (e.g. a ``ModelServer``).
         max_unavailable: most pods evicted at once, a count or ``"N%"``. Default: ``1`` (unless
