@@ -53,10 +53,8 @@ def test_parity_with_upstream_torch_distributed(
     assert [j["name"] for j in ours] == [j["name"] for j in theirs] == ["node"]
     assert ours[0]["template"]["metadata"] == theirs[0]["template"]["metadata"]
     container = ours[0]["template"]["spec"]["template"]["spec"]["containers"][0]
-    assert (container["name"], container["image"]) == (
-        "node",
-        theirs[0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"],
-    )
+    upstream_image = theirs[0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert (container["name"], container["image"]) == ("node", f"docker.io/{upstream_image}")
 
 
 def test_mpi_runtime_has_a_launcher_after_ready_nodes(
