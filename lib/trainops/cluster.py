@@ -65,6 +65,14 @@ class Cluster:
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
         argocd_server: Argo CD destination server URL. Default: in-cluster.
+        prometheus_labels: labels the cluster's Prometheus selects monitors by (its
+            ``podMonitorSelector``/``serviceMonitorSelector``, e.g. ``{"release": "kube-prometheus-stack"}``).
+            Default: none.
+        prometheus_namespace: namespace Prometheus runs in (NetworkPolicy scrape rules). Default: ``monitoring``.
+        ingress_namespace: namespace of the ingress controller (NetworkPolicy serving rules).
+            Default: ``ingress-nginx``.
+        kueue_namespace_labels: labels Kueue's ``managedJobsNamespaceSelector`` matches (Kueue's
+            default selector matches every namespace but kube-system and kueue-system). Default: none.
         protected: changes to this cluster need extra care (production); ``trainops diff`` flags
             every change to it. Default: ``False``.
 
@@ -81,6 +89,10 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
+    prometheus_labels: dict[str, str] = field(default_factory=dict)
+    prometheus_namespace: str = "monitoring"
+    ingress_namespace: str = "ingress-nginx"
+    kueue_namespace_labels: dict[str, str] = field(default_factory=dict)
     protected: bool = False
 
     def __post_init__(self) -> None:

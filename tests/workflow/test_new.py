@@ -33,17 +33,10 @@ KINDS_WRITTEN = {
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any) -> Path:
-    """A copy of the bundled apps/ and generated/ (the repository's own layout), with Katib added
-    to the cluster so every kind can target it."""
+    """A copy of the bundled apps/ and generated/ (the repository's own layout)."""
     root = tmp_path / "repo"
     shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "generated", root / "generated")
-    clusters = root / "apps" / "clusters.py"
-    clusters.write_text(
-        clusters.read_text().replace(
-            '"argo-cd": "v3.5.1",', '"argo-cd": "v3.5.1",\n        "katib": "v0.19.0",'
-        )
-    )
     monkeypatch.chdir(root)
     assert cli("synth", "--force").code == 0
     return root

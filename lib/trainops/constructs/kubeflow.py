@@ -22,6 +22,7 @@ from cdk8s import ApiObject, JsonPatch
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -34,12 +35,58 @@ from trainops.constructs._core.pod import (
     resolve_mount,
     scratch_volumes,
 )
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import (
+    require_env,
+    require_image,
+    require_labels,
+    require_quantity,
+    require_strings,
+    require_whole,
+    shm_size,
+)
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
 
 CleanPodPolicy = Literal["None", "Running", "All"]
+
+
+@dataclass(frozen=True)
+class SchedulingPolicy:
+    """``runPolicy.schedulingPolicy``: gang scheduling through a PodGroup (Volcano or the
+    scheduler-plugins coscheduling plugin), so no pod of the job starts until all can.
+
+    Args:
+        min_available: pods that must be schedulable together; ``None`` means all of the job's pods.
+        queue: the gang scheduler's queue (Volcano), or ``None``.
+        priority_class: the PodGroup's priority class, or ``None``.
+        schedule_timeout_seconds: give up after this many seconds (coscheduling), or ``None``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
+    (``SchedulingPolicy``)
+    """
+
+    min_available: int | None = None
+    queue: str | None = None
+    priority_class: str | None = None
+    schedule_timeout_seconds: int | None = None
+
+    def to_spec(self) -> dict[str, Any]:
+        """The ``schedulingPolicy`` object."""
+        spec: dict[str, Any] = {}
+        if self.min_available is not None:
+            spec["minAvailable"] = require_whole(
+                "SchedulingPolicy", "min_available", self.min_available, minimum=1
+            )
+        if self.queue is not None:
+            spec["queue"] = self.queue
+        if self.priority_class is not None:
+            spec["priorityClass"] = require_name("SchedulingPolicy", "priority_class", self.priority_class)
+        if self.schedule_timeout_seconds is not None:
+            spec["scheduleTimeoutSeconds"] = require_whole(
+                "SchedulingPolicy", "schedule_timeout_seconds", self.schedule_timeout_seconds, minimum=1
+            )
+        return spec
 
 
 @dataclass(frozen=True)
@@ -55,6 +102,9 @@ class RunPolicy:
         backoff_limit: retries before the job is marked failed. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds from the job's start, or ``None`` for
             none. Default: ``None``.
+        scheduling_policy: gang scheduling, or ``None``. Default: ``None``.
+        suspend: create the job suspended (resume it by editing git). Not with a Kueue ``queue``:
+            Kueue owns ``suspend`` then. Default: ``False``.
 
     Raises:
         ValueError: an unknown clean-pod policy, a negative backoff limit or a non-positive deadline.
@@ -65,6 +115,8 @@ class RunPolicy:
     clean_pod_policy: CleanPodPolicy = "Running"
     backoff_limit: int = 3
     active_deadline_seconds: int | None = None
+    scheduling_policy: SchedulingPolicy | None = None
+    suspend: bool = False
 
     def __post_init__(self) -> None:
         if self.clean_pod_policy not in ("None", "Running", "All"):
@@ -83,6 +135,10 @@ class RunPolicy:
         }
         if self.active_deadline_seconds is not None:
             spec["activeDeadlineSeconds"] = int(self.active_deadline_seconds)
+        if self.scheduling_policy is not None:
+            spec["schedulingPolicy"] = self.scheduling_policy.to_spec()
+        if self.suspend:
+            spec["suspend"] = True
         return spec
 
 
@@ -201,17 +257,29 @@ class KubeflowJob(ObjectConstruct):
     _api_object: ApiObject
 
     def _setup(
-        self, cluster: Cluster, name: str, *, max_base_name: int, run_policy: RunPolicy | None
+        self,
+        cluster: Cluster,
+        name: str,
+        *,
+        max_base_name: int,
+        run_policy: RunPolicy | None,
+        operator: str | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
     ) -> None:
-        """Check the target runs :attr:`OPERATOR` and the base name is a DNS-1035 label of at most
-        ``max_base_name`` characters.
+        """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
+        DNS-1035 label of at most ``max_base_name`` characters; remember the Kueue ``queue`` and
+        ``priority`` (WorkloadPriorityClass), written as the job's ``kueue.x-k8s.io/queue-name`` and
+        ``kueue.x-k8s.io/priority-class`` labels.
 
         Raises:
-            ValueError: the cluster lacks the operator, or a bad name.
+            ValueError: the cluster lacks the operator (or Kueue, for a queue); a bad name; a queue
+                with ``run_policy.suspend`` (Kueue owns ``suspend``).
         """
-        if not cluster.has_operator(self.OPERATOR):
+        needed = operator or self.OPERATOR
+        if not cluster.has_operator(needed):
             raise ValueError(
-                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {self.OPERATOR} in operators"
+                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {needed} in operators"
             )
         self._cluster = cluster
         self._base_name = require_name(
@@ -219,6 +287,11 @@ class KubeflowJob(ObjectConstruct):
         )
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
+        self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
+        if self._queue_labels and self._run_policy.suspend:
+            raise ValueError(
+                f"{self.KIND} run_policy.suspend=True: Kueue suspends and resumes a queued job itself (queue={queue!r})"
+            )
 
     @property
     def pods(self) -> int:
@@ -244,8 +317,9 @@ class KubeflowJob(ObjectConstruct):
             "name": self._name,
             "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
         }
-        if self._labels:
-            metadata["labels"] = dict(self._labels)
+        labels = {**self._labels, **self._queue_labels}
+        if labels:
+            metadata["labels"] = labels
         self._api_object = emit(
             self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
         )
@@ -291,3 +365,133 @@ def scratch_paths(pod: ReplicaPod) -> list[str]:
     if pod.shm is not None:
         paths.append(SHM_PATH)
     return paths
+
+
+#: Characters ``run_once_name`` appends to the base name (``-<hash6>``).
+_HASH_SUFFIX = 7
+#: Digits of the replica index a replica Service name leaves room for (up to 1000 replicas per type).
+_INDEX_DIGITS = 3
+
+
+def max_base_name(*replica_types: str) -> int:
+    """The longest base name a job with ``replica_types`` may have.
+
+    The operator names each replica's pod and Service ``<job>-<lower(type)>-<index>``
+    (``GenGeneralName`` in kubeflow/trainer ``pkg/core/utils.go``, v1.9) and a Service name must be
+    a DNS-1035 label of at most 63 characters; the job is named ``<base>-<hash6>`` and the index
+    may have up to three digits. E.g. ``max_base_name("Master", "Worker")`` is 45.
+
+    Args:
+        replica_types: the replica type names the job kind allows, e.g. ``"Chief"``, ``"Evaluator"``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/core/utils.go
+    """
+    longest = max(len(t) for t in replica_types)
+    return 63 - _HASH_SUFFIX - (longest + 2) - _INDEX_DIGITS
+
+
+@dataclass(frozen=True)
+class PodProps:
+    """The pod props every kubeflow.org/v1 job construct shares, before checking.
+
+    Args:
+        image: training image with a tag or digest (never ``latest``).
+        command: container command, or ``None`` for the image's entrypoint.
+        args: container args, or ``None``.
+        gpus: whole GPUs per pod.
+        cpu: cpu cores per pod as a quantity string.
+        memory: memory per pod as a quantity string in bytes.
+        rdma: RDMA HCAs per pod.
+        env: environment variables in order, or ``None``.
+        shm_size: ``/dev/shm`` size as a quantity string, or ``None`` for the default rule.
+        labels: extra labels, or ``None``.
+        service_account: ``serviceAccountName``, or ``None``.
+        read_only_root: read-only root filesystem.
+    """
+
+    image: str
+    command: Sequence[str] | None
+    args: Sequence[str] | None
+    gpus: int
+    cpu: str
+    memory: str
+    rdma: int
+    env: Mapping[str, str] | None
+    shm_size: str | None
+    labels: Mapping[str, str] | None
+    service_account: str | None
+    read_only_root: bool
+
+    def check(self, kind: str, cluster: Cluster, container_name: str, *, pods: int) -> ReplicaPod:
+        """Check every prop and build the :class:`ReplicaPod` (the same rules as ``PyTorchJob``).
+
+        ``/dev/shm`` is a memory emptyDir of half ``memory`` when the pod has several GPUs or the
+        job several pods, unless ``shm_size`` is given (then always, at most ``memory``).
+
+        Args:
+            kind: the construct's kind, for messages.
+            cluster: target cluster.
+            container_name: the container name the operator requires.
+            pods: how many pods the job runs (for the ``/dev/shm`` rule).
+
+        Raises:
+            ValueError: quoting ``kind``, the prop and its value.
+        """
+        image = require_image(kind, "image", self.image)
+        command = require_strings(kind, "command", self.command)
+        args = require_strings(kind, "args", self.args)
+        gpus = require_whole(kind, "gpus_per_replica", self.gpus, minimum=0)
+        cpu = require_quantity(kind, "cpu", self.cpu)
+        memory = require_quantity(kind, "memory", self.memory, whole_bytes=True)
+        rdma = require_whole(kind, "rdma", self.rdma, minimum=0)
+        if rdma and cluster.rdma_resource is None:
+            raise ValueError(f"{kind} rdma={self.rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
+        env = require_env(kind, "env", self.env or {})
+        labels = require_labels(kind, "labels", self.labels or {})
+        service_account = (
+            None
+            if self.service_account is None
+            else require_name(kind, "service_account", self.service_account)
+        )
+        shm = shm_size(kind, self.shm_size, memory, needed=gpus > 1 or pods > 1)
+        return ReplicaPod(
+            cluster=cluster,
+            container_name=container_name,
+            image=image,
+            command=command,
+            args=args,
+            cpu=cpu,
+            memory=memory,
+            gpus=gpus,
+            rdma=rdma,
+            env=env,
+            shm=shm,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=bool(self.read_only_root),
+        )
+
+
+def require_port(kind: str, prop: str, value: int | None) -> int | None:
+    """``value`` as a container port (1-65535), or ``None``.
+
+    Raises:
+        ValueError: not a whole number within 1-65535, quoting ``kind``, prop and value.
+    """
+    if value is None:
+        return None
+    port = require_whole(kind, prop, value, minimum=1)
+    if port > 65535:
+        raise ValueError(f"{kind} {prop}={value!r}: must be at most 65535")
+    return port
+
+
+def with_port(replica: dict[str, Any], name: str, port: int | None) -> dict[str, Any]:
+    """``replica`` (a ``ReplicaSpec`` from :meth:`ReplicaPod.replica`) with the container port
+    ``name`` set to ``port`` in its training container; unchanged when ``port`` is ``None`` (the
+    operator's defaulting then adds its default port of that name, e.g. ``setXGBoostJobDefaultPort``).
+    """
+    if port is not None:
+        container = replica["template"]["spec"]["containers"][0]
+        container["ports"] = [{"name": name, "containerPort": port}]
+    return replica
