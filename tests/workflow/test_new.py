@@ -23,11 +23,17 @@ ARGS: dict[str, tuple[str, ...]] = {
     ),
     "serving": ("--image", "registry.example.com/serve:1.0", "--data", "training-output:/models", "--port", "8501"),
     "katib": ("--image", "registry.example.com/train:1.2", "--", "python", "train.py"),
+    "tfjob": ("--workers", "2", "--gpus", "1", "--image", "registry.example.com/tf:2.16", "--", "python", "train.py"),
+    "mpijob": ("--workers", "2", "--gpus", "2", "--image", "registry.example.com/horovod:0.28", "--", "python", "train.py"),
+    "xgboostjob": ("--workers", "3", "--image", "registry.example.com/xgb:2.1", "--data", "training-data:/data", "--", "python", "train.py"),
 }  # fmt: skip
 KINDS_WRITTEN = {
     "pytorchjob": ["PyTorchJob"],
     "serving": ["Deployment", "HorizontalPodAutoscaler", "Service"],
     "katib": ["Experiment"],
+    "tfjob": ["TFJob"],
+    "mpijob": ["MPIJob"],
+    "xgboostjob": ["XGBoostJob"],
 }
 
 
@@ -88,6 +94,13 @@ def test_pytorchjob_scaffold_mirrors_arena_options(cli: Any, repo: Path) -> None
     assert volumes[mounts["/data"]]["persistentVolumeClaim"]["claimName"] == "training-data"
 
 
+def test_xgboostjob_counts_the_master_among_the_workers(cli: Any, repo: Path) -> None:
+    assert cli("new", "xgboostjob", "xgb", *ARGS["xgboostjob"]).code == 0
+    job = yaml.safe_load(next((repo / "generated/gpu-prod/xgb").glob("xgboostjob_xgb-*.yaml")).read_text())
+    replicas = {role: spec["replicas"] for role, spec in job["spec"]["xgbReplicaSpecs"].items()}
+    assert replicas == {"Master": 1, "Worker": 2}
+
+
 def test_refuses_to_overwrite(cli: Any, repo: Path) -> None:
     assert cli("new", "serving", "api", "--image", "registry.example.com/serve:1.0").code == 0
     module = repo / "apps" / "api.py"
@@ -104,7 +117,7 @@ def test_refuses_an_app_name_already_registered(cli: Any, repo: Path) -> None:
     assert "already" in run.err
 
 
-@pytest.mark.parametrize("kind", ["tfjob", "mpijob", "xgboostjob", "kserve"])
+@pytest.mark.parametrize("kind", ["kserve"])
 def test_unsupported_kinds_are_usage_errors(cli: Any, repo: Path, kind: str) -> None:
     before = (repo / "apps" / "__init__.py").read_text()
     run = cli("new", kind, "later", "--image", "registry.example.com/x:1")

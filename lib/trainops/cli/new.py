@@ -90,10 +90,13 @@ def run_new(opts: NewOptions, root: Path | None = None) -> int:
         raise UsageError(f"trainops new {opts.kind}: --image is required")
     clusters = load_clusters(base)
     needed = OPERATORS.get(opts.kind, ())
-    able = tuple(c.name for c in clusters if all(c.has_operator(op) for op in needed))
-    if needed and not able:
+    able = tuple(
+        c.name for c in clusters if not needed or any(all(c.has_operator(op) for op in alt) for alt in needed)
+    )
+    if not able:
+        wanted = " or ".join(" and ".join(alt) for alt in needed)
         raise UsageError(
-            f"trainops new {opts.kind}: no cluster in apps/clusters.py lists {' and '.join(needed)} in operators"
+            f"trainops new {opts.kind}: no cluster in apps/clusters.py lists {wanted} in operators"
         )
     request = Request(
         kind=opts.kind,
@@ -169,7 +172,7 @@ def _default_team(root: Path) -> str:
 def command(**kwargs: Any) -> None:
     """Scaffold apps/NAME.py for KIND, register it, then synthesise and validate it.
 
-    KIND: pytorchjob, katib, serving (tfjob, mpijob, xgboostjob, kserve: not yet supported).
+    KIND: pytorchjob, tfjob, mpijob, xgboostjob, katib, serving (kserve: not yet supported).
     Example: trainops new pytorchjob bert-ft --gpus 4 --workers 4 --image registry/train:1.2
     --data training-data:/data -- python -m torch.distributed.run --nproc_per_node=4 train.py
     """

@@ -111,14 +111,23 @@ def _app(request: Request, description: str) -> str:
     return f"\n\nAPP = {call('AppDef', args, 0)}\n"
 
 
-def _training_args(request: Request, *, name: str, indent: int, extra: tuple[str, ...] = ()) -> list[str]:
+def _training_args(
+    request: Request,
+    *,
+    name: str,
+    indent: int,
+    extra: tuple[str, ...] = (),
+    replicas: tuple[str, ...] = ("master=False",),
+    workers: int | None = None,
+    gpus_prop: str = "gpus_per_replica",
+) -> list[str]:
     args = [f"name={q(name)}", f"image={q(request.image)}"]
     command = (*request.command, *extra)
     if command:
         args.append(f"command={str_list(command, indent + 4)}")
-    args += ["master=False", f"workers={request.workers}"]
+    args += [*replicas, f"workers={request.workers if workers is None else workers}"]
     if request.gpus:
-        args.append(f"gpus_per_replica={request.gpus}")
+        args.append(f"{gpus_prop}={request.gpus}")
     args += [f"cpu={q(request.cpu or '4')}", f"memory={q(request.memory or '16Gi')}"]
     if request.env:
         args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
@@ -132,8 +141,8 @@ def pytorchjob(request: Request) -> str:
     body = [
         "",
         "def build(chart: Chart, cluster: Cluster) -> None:",
-        '    """Add the PyTorchJob and mount its volumes."""',
-        "    job = "
+        f'    """Add the PyTorchJob{" and mount its volumes" if request.data else ""}."""',
+        f"    {'job = ' if request.data else ''}"
         + call(
             "PyTorchJob",
             ["chart", q("Job"), "cluster=cluster", *_training_args(request, name=request.name, indent=4)],
@@ -142,6 +151,48 @@ def pytorchjob(request: Request) -> str:
     ]
     body += [f"    job.mount({q(m.claim)}, {q(m.path)})" for m in request.data]
     return _header(request, summary, ["PyTorchJob"]) + "\n".join(body) + "\n" + _app(request, summary)
+
+
+def _kubeflow_job(
+    request: Request,
+    construct: str,
+    summary: str,
+    *,
+    workers: int | None = None,
+    gpus_prop: str = "gpus_per_replica",
+) -> str:
+    """One Kubeflow v1 job construct (Worker replicas only, unless the kind adds a Master) with the
+    ``--data`` claims mounted."""
+    args = _training_args(
+        request, name=request.name, indent=4, replicas=(), workers=workers, gpus_prop=gpus_prop
+    )
+    body = [
+        "",
+        "def build(chart: Chart, cluster: Cluster) -> None:",
+        f'    """Add the {construct}{" and mount its volumes" if request.data else ""}."""',
+        f"    {'job = ' if request.data else ''}"
+        + call(construct, ["chart", q("Job"), "cluster=cluster", *args], 4),
+    ]
+    body += [f"    job.mount({q(m.claim)}, {q(m.path)})" for m in request.data]
+    return _header(request, summary, [construct]) + "\n".join(body) + "\n" + _app(request, summary)
+
+
+def tfjob(request: Request) -> str:
+    """A ``TFJob`` of ``workers`` Workers (MultiWorkerMirroredStrategy style: no PS, no Chief)."""
+    return _kubeflow_job(request, "TFJob", f"a {request.workers}-worker TFJob")
+
+
+def xgboostjob(request: Request) -> str:
+    """An ``XGBoostJob``: one Master plus ``workers - 1`` Workers (``workers`` pods in all)."""
+    return _kubeflow_job(
+        request, "XGBoostJob", f"a {request.workers}-pod XGBoostJob", workers=request.workers - 1
+    )
+
+
+def mpijob(request: Request) -> str:
+    """An ``MPIJob`` (mpi-operator v2beta1, or the Training Operator's v1 where that is what the
+    cluster has) with ``workers`` workers of ``gpus`` GPUs each; the launcher runs the command."""
+    return _kubeflow_job(request, "MPIJob", f"a {request.workers}-worker MPIJob", gpus_prop="gpus_per_worker")
 
 
 def katib(request: Request) -> str:
@@ -240,12 +291,19 @@ def serving(request: Request) -> str:
 #: Kind → template, for the kinds whose constructs exist.
 TEMPLATES: dict[Kind, Callable[[Request], str]] = {
     "pytorchjob": pytorchjob,
+    "tfjob": tfjob,
+    "mpijob": mpijob,
+    "xgboostjob": xgboostjob,
     "katib": katib,
     "serving": serving,
 }
 
-#: Kind → the operator a target cluster must list (``Cluster.operators``) for the app to build.
-OPERATORS: dict[Kind, tuple[str, ...]] = {
-    "pytorchjob": ("training-operator",),
-    "katib": ("katib", "training-operator"),
+#: Kind → what a target cluster must list in ``Cluster.operators`` for the app to build: any one
+#: of the alternatives, each a set of operators all required.
+OPERATORS: dict[Kind, tuple[tuple[str, ...], ...]] = {
+    "pytorchjob": (("training-operator",),),
+    "tfjob": (("training-operator",),),
+    "xgboostjob": (("training-operator",),),
+    "mpijob": (("mpi-operator",), ("training-operator",)),
+    "katib": (("katib", "training-operator"),),
 }
