@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     container_security_context,
@@ -148,11 +148,7 @@ class DataPrepJob(ObjectConstruct):
                 _KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1
             )
         self._name = run_once_name(base, spec)
-        metadata: dict[str, Any] = {"name": self._name}
-        labels = queue_labels(_KIND, cluster, queue, None)
-        if labels:
-            metadata["labels"] = labels
-        emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec})
+        self.emit_object({"spec": spec}, labels=queue_labels(_KIND, cluster, queue, None))
 
     @property
     def source(self) -> str:
