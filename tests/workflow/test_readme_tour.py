@@ -26,12 +26,11 @@ def tour_steps() -> list[str]:
 
 
 def edit(root: Path) -> None:
-    """The tour's ``$EDITOR`` step: 8 workers (elastic maximum 8) and a new image tag."""
+    """The tour's ``$EDITOR`` step: 8 workers and a new image tag."""
     path = root / MULTI_NODE
     text = path.read_text()
     for old, new in (
         ("workers=4,", "workers=8,"),
-        ("max_replicas=4", "max_replicas=8"),
         ("pytorch-train:2.2.0-cuda12.1", "pytorch-train:2.3.0-cuda12.1"),
     ):
         assert old in text
