@@ -30,34 +30,19 @@ def changed_files(root: Path, base: str) -> set[Path]:
 
 
 def module_imports(apps_dir: Path, package: str) -> dict[Path, set[Path]]:
-    """For each ``.py`` file of the apps package: the files of the package it imports."""
-    files = {p.resolve() for p in apps_dir.rglob("*.py")}
-
-    def file_of(module: str) -> Path | None:
-        if module != package and not module.startswith(f"{package}."):
-            return None
-        parts = module.split(".")[1:]
-        candidates = [apps_dir / "__init__.py"]
-        if parts:
-            candidates = [
-                apps_dir.joinpath(*parts[:-1], f"{parts[-1]}.py"),
-                apps_dir.joinpath(*parts, "__init__.py"),
-            ]
-        for candidate in candidates:
-            if candidate.resolve() in files:
-                return candidate.resolve()
-        return None
-
-    graph: dict[Path, set[Path]] = {}
-    for path in files:
-        rel = path.relative_to(apps_dir.resolve()).with_suffix("")
-        parts = [package, *rel.parts]
+    """For each ``.py`` file of the apps package: the files of the package it imports (resolved)."""
+    root = apps_dir.resolve()
+    modules: dict[str, Path] = {}
+    for path in root.rglob("*.py"):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
         if parts[-1] == "__init__":
             parts.pop()
-        here = ".".join(parts)
+        modules[".".join(parts)] = path
+    graph: dict[Path, set[Path]] = {}
+    for here, path in modules.items():
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError):
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
             graph[path] = set()
             continue
         found: set[Path] = set()
@@ -72,7 +57,7 @@ def module_imports(apps_dir: Path, package: str) -> dict[Path, set[Path]]:
                     anchor = own[: len(own) - (node.level - 1)]
                     base = ".".join([*anchor, base] if base else anchor)
                 targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
-            found |= {f for f in (file_of(t) for t in targets) if f is not None and f != path}
+            found |= {modules[t] for t in targets if t in modules and modules[t] != path}
         graph[path] = found
     return graph
 
@@ -107,6 +92,8 @@ def changed_apps(project: Project, base: str, out: Path, package: str = "apps") 
     everything = {apps_dir / "__init__.py", apps_dir / "clusters.py"}
     if changed & everything or _other_version(out):
         return set(project.apps)
+    if not any(path.is_relative_to(apps_dir) for path in changed):
+        return set()
     return {name for name, files in app_sources(project, package).items() if files & changed}
 
 
