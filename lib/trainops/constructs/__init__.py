@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
-from trainops.constructs.autoscaler import Autoscaler
+from trainops.constructs.autoscaler import (
+    Autoscaler,
+    ExternalMetric,
+    ObjectMetric,
+    PodsMetric,
+    ScalingPolicy,
+    ScalingRules,
+)
 from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
 from trainops.constructs.data_prep_job import DataPrepJob
 from trainops.constructs.data_volume import DataVolume
@@ -49,6 +56,7 @@ __all__ = [
     "DataVolume",
     "ElasticPolicy",
     "Experiment",
+    "ExternalMetric",
     "FlavorQuota",
     "JAXJob",
     "LimitRange",
@@ -59,12 +67,14 @@ __all__ = [
     "ModelService",
     "Mount",
     "NetworkPolicy",
+    "ObjectMetric",
     "Objective",
     "PaddleElasticPolicy",
     "PaddleJob",
     "Parameter",
     "PodDisruptionBudget",
     "PodMonitor",
+    "PodsMetric",
     "PolicyRule",
     "PyTorchJob",
     "ResourceFlavor",
@@ -73,6 +83,8 @@ __all__ = [
     "RoleBinding",
     "RunPolicy",
     "Scalable",
+    "ScalingPolicy",
+    "ScalingRules",
     "ScrapeTarget",
     "Selectable",
     "ServiceAccount",

@@ -277,6 +277,13 @@ class ModelServer(ObjectConstruct):
         return None if self._autoscaler is not None else self._replicas
 
     @property
+    def requested_resources(self) -> frozenset[str]:
+        """Resources every serving container requests (cpu and memory: requests equal limits)."""
+        containers = self._object["spec"]["template"]["spec"]["containers"]
+        sets = [frozenset(c.get("resources", {}).get("requests", {})) for c in containers]
+        return frozenset.intersection(*sets)
+
+    @property
     def autoscaler(self) -> Autoscaler | None:
         """The Autoscaler targeting this server, if any."""
         return self._autoscaler
