@@ -18,9 +18,11 @@ from trainops.constructs.autoscaler import (
     ScalingRules,
 )
 from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
+from trainops.constructs.cluster_serving_runtime import ClusterServingRuntime
 from trainops.constructs.data_prep_job import DataPrepJob
 from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollector, Objective, Parameter
+from trainops.constructs.inference_service import InferenceService
 from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
@@ -39,6 +41,7 @@ from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.serving_runtime import ModelFormat, ServingRuntime
 from trainops.constructs.team_namespace import TeamNamespace
 from trainops.constructs.tf_job import TFJob
 from trainops.constructs.train_job import TrainJob
@@ -52,17 +55,20 @@ __all__ = [
     "Autoscaler",
     "ClaimSource",
     "ClusterQueue",
+    "ClusterServingRuntime",
     "DataPrepJob",
     "DataVolume",
     "ElasticPolicy",
     "Experiment",
     "ExternalMetric",
     "FlavorQuota",
+    "InferenceService",
     "JAXJob",
     "LimitRange",
     "LocalQueue",
     "MPIJob",
     "MetricsCollector",
+    "ModelFormat",
     "ModelServer",
     "ModelService",
     "Mount",
@@ -89,6 +95,7 @@ __all__ = [
     "Selectable",
     "ServiceAccount",
     "ServiceMonitor",
+    "ServingRuntime",
     "TFJob",
     "TeamNamespace",
     "TrainJob",
