@@ -34,6 +34,7 @@ from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pod_monitor import PodMonitor
+from trainops.constructs.prometheus_rule import AlertRule, PrometheusRule, RecordingRule, RuleGroup
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
@@ -51,6 +52,7 @@ from trainops.constructs.xgboost_job import XGBoostJob
 
 __all__ = [
     "AccessMode",
+    "AlertRule",
     "Algorithm",
     "Autoscaler",
     "ClaimSource",
@@ -82,11 +84,14 @@ __all__ = [
     "PodMonitor",
     "PodsMetric",
     "PolicyRule",
+    "PrometheusRule",
     "PyTorchJob",
+    "RecordingRule",
     "ResourceFlavor",
     "ResourceQuota",
     "Role",
     "RoleBinding",
+    "RuleGroup",
     "RunPolicy",
     "Scalable",
     "ScalingPolicy",
