@@ -22,6 +22,7 @@ from trainops.constructs.cluster_serving_runtime import ClusterServingRuntime
 from trainops.constructs.data_prep_job import DataPrepJob
 from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollector, Objective, Parameter
+from trainops.constructs.grafana_dashboard import DashboardPanel, DashboardQuery, GrafanaDashboard
 from trainops.constructs.inference_service import InferenceService
 from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.kubeflow import RunPolicy
@@ -58,12 +59,15 @@ __all__ = [
     "ClaimSource",
     "ClusterQueue",
     "ClusterServingRuntime",
+    "DashboardPanel",
+    "DashboardQuery",
     "DataPrepJob",
     "DataVolume",
     "ElasticPolicy",
     "Experiment",
     "ExternalMetric",
     "FlavorQuota",
+    "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
     "LimitRange",
