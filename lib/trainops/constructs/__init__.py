@@ -41,6 +41,7 @@ from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.serving_runtime import ModelFormat, ServingRuntime
@@ -101,6 +102,7 @@ __all__ = [
     "ScalingPolicy",
     "ScalingRules",
     "ScrapeTarget",
+    "SeldonDeployment",
     "Selectable",
     "ServiceAccount",
     "ServiceMonitor",
