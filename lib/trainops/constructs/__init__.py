@@ -49,6 +49,7 @@ from trainops.constructs.team_namespace import TeamNamespace
 from trainops.constructs.tf_job import TFJob
 from trainops.constructs.train_job import TrainJob
 from trainops.constructs.training_job import TrainingJob
+from trainops.constructs.training_runtime import TrainingRuntime
 from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 from trainops.constructs.xgboost_job import XGBoostJob
 
@@ -111,6 +112,7 @@ __all__ = [
     "TeamNamespace",
     "TrainJob",
     "TrainingJob",
+    "TrainingRuntime",
     "WorkloadPriorityClass",
     "XGBoostJob",
 ]
