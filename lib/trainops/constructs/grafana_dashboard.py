@@ -15,7 +15,7 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models import dashboard as dashboard_model
 
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels
 from trainops.constructs.prometheus_rule import check_promql
 
@@ -185,15 +185,7 @@ class GrafanaDashboard(ObjectConstruct):
             if not isinstance(folder, str) or not folder.strip():
                 raise ValueError(f"{_KIND} folder={folder!r}: must be a non-empty string")
             annotations[FOLDER_ANNOTATION] = folder
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name, "labels": label, "annotations": annotations},
-                "data": {f"{self._name}.json": self._json},
-            },
-        )
+        self.emit_object({"data": {f"{self._name}.json": self._json}}, labels=label, annotations=annotations)
 
     @property
     def dashboard_json(self) -> str:

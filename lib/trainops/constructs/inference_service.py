@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
     container_security_context,
     env_entries,
@@ -274,12 +274,10 @@ class InferenceService(ObjectConstruct):
         annotations = argocd_annotations(wave=0, options=[SKIP_DRY_RUN_OPTIONS])
         if deployment_mode is not None:
             annotations[DEPLOYMENT_MODE_ANNOTATION] = deployment_mode
-        metadata: dict[str, Any] = {"name": self._name, "annotations": annotations}
-        extra_labels = require_labels(_KIND, "labels", labels or {})
-        if extra_labels:
-            metadata["labels"] = extra_labels
         self._model_format = model_format
-        emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec})
+        self.emit_object(
+            {"spec": spec}, labels=require_labels(_KIND, "labels", labels or {}), annotations=annotations
+        )
 
     @property
     def cluster(self) -> Cluster:

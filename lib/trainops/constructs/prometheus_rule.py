@@ -12,7 +12,7 @@ import promql_parser
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import duration_ms, require_labels
 from trainops.naming import DNS1123_SUBDOMAIN
 
@@ -252,20 +252,10 @@ class PrometheusRule(ObjectConstruct):
             **require_labels(_KIND, "cluster.prometheus_labels", cluster.prometheus_labels),
             **require_labels(_KIND, "labels", labels or {}),
         }
-        metadata: dict[str, Any] = {
-            "name": self._name,
-            "annotations": argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),
-        }
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": metadata,
-                "spec": {"groups": group_specs},
-            },
+        self.emit_object(
+            {"spec": {"groups": group_specs}},
+            labels=meta_labels,
+            annotations=argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),
         )
 
     @property

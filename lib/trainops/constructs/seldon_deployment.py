@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
     container_security_context,
     guaranteed_resources,
@@ -156,17 +156,9 @@ class SeldonDeployment(ObjectConstruct):
             main["traffic"], canary["traffic"] = 100 - percent, percent
             predictors.append(canary)
         self._predictors = tuple(p["name"] for p in predictors)
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": {
-                    "name": self._name,
-                    "annotations": argocd_annotations(wave=0, options=[SKIP_DRY_RUN_OPTIONS]),
-                },
-                "spec": {"protocol": protocol, "predictors": predictors},
-            },
+        self.emit_object(
+            {"spec": {"protocol": protocol, "predictors": predictors}},
+            annotations=argocd_annotations(wave=0, options=[SKIP_DRY_RUN_OPTIONS]),
         )
 
     @property

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
     container_security_context,
     env_entries,
@@ -193,17 +193,8 @@ class ServingRuntime(ObjectConstruct):
         }
         if multi_model:
             spec["multiModel"] = True
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": kind,
-                "metadata": {
-                    "name": self._name,
-                    "annotations": argocd_annotations(wave=self._WAVE, options=[SKIP_DRY_RUN_OPTIONS]),
-                },
-                "spec": spec,
-            },
+        self.emit_object(
+            {"spec": spec}, annotations=argocd_annotations(wave=self._WAVE, options=[SKIP_DRY_RUN_OPTIONS])
         )
 
     @property
