@@ -88,8 +88,11 @@ class ModelServer(ObjectConstruct):
             Default: ``name``.
         model_volume: a ``DataVolume`` or claim name holding the model, mounted read-only.
             Default: none (the model is in the image).
-        model_path: where ``model_volume`` is mounted. Default: ``/models/<model_name>``.
-        probe_path: HTTP path of the probes. Default: ``/v1/models/<model_name>``.
+        model_path: where ``model_volume`` (or the ``model_uri`` download) is mounted. Default: the
+            preset's model directory (``/models/<model_name>`` for TF Serving).
+        probe_path: HTTP path of all three probes. Default: the preset's readiness path for the
+            readiness and startup probes and its liveness path for the liveness probe
+            (``/v1/models/<model_name>`` for TF Serving).
         startup_seconds: how long the model may take to load before the startup probe fails.
             Default: 300.
         args: container args (appended to the image entrypoint). Default: none.
@@ -114,7 +117,9 @@ class ModelServer(ObjectConstruct):
 
     Raises:
         ValueError: a bad prop value, quoting prop and value (e.g. ``port=70000``, ``replicas=0``,
-            an image without a tag, a ReadWriteOnce ``model_volume`` with several replicas).
+            an image without a tag, a ReadWriteOnce ``model_volume`` with several replicas, both
+            ``model_uri`` and ``model_volume``, a ``model_uri`` scheme the storage initializer does
+            not know or with credentials in it).
 
     Source: https://www.tensorflow.org/tfx/serving/docker,
     https://www.tensorflow.org/tfx/serving/api_rest#model_status_api,
@@ -415,7 +420,8 @@ class ModelServer(ObjectConstruct):
             The new :class:`ModelService` (a child construct ``Service`` of this server).
 
         Raises:
-            ValueError: the server is already exposed, or a bad port or name.
+            ValueError: the server is already exposed, a bad port or name, or an external type
+                without ``allow_exposure``.
         """
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
