@@ -14,6 +14,8 @@ import pytest
 import yaml
 
 from conftest import REPO
+from trainops.errors import UsageError
+from trainops.scaffold import Request, create_app
 
 ARGS: dict[str, tuple[str, ...]] = {
     "pytorchjob": (
@@ -26,6 +28,7 @@ ARGS: dict[str, tuple[str, ...]] = {
     "tfjob": ("--workers", "2", "--gpus", "1", "--image", "registry.example.com/tf:2.16", "--", "python", "train.py"),
     "mpijob": ("--workers", "2", "--gpus", "2", "--image", "registry.example.com/horovod:0.28", "--", "python", "train.py"),
     "xgboostjob": ("--workers", "3", "--image", "registry.example.com/xgb:2.1", "--data", "training-data:/data", "--", "python", "train.py"),
+    "kserve": ("--model-format", "xgboost", "--storage-uri", "s3://models/fraud/v3", "--max-replicas", "4"),
 }  # fmt: skip
 KINDS_WRITTEN = {
     "pytorchjob": ["PyTorchJob"],
@@ -34,6 +37,7 @@ KINDS_WRITTEN = {
     "tfjob": ["TFJob"],
     "mpijob": ["MPIJob"],
     "xgboostjob": ["XGBoostJob"],
+    "kserve": ["InferenceService"],
 }
 
 
@@ -65,10 +69,14 @@ def test_scaffold_registers_synthesises_and_validates(cli: Any, repo: Path, kind
     module = repo / "apps" / f"demo_{kind}.py"
     assert module.is_file()
     assert f"demo_{kind}.APP," in (repo / "apps" / "__init__.py").read_text()
-    written = sorted(
-        yaml.safe_load(p.read_text())["kind"] for p in (repo / "generated" / "gpu-prod" / name).glob("*.yaml")
-    )
-    assert written == KINDS_WRITTEN[kind]
+    clusters = sorted(p.parent.name for p in (repo / "generated").glob(f"*/{name}"))
+    assert clusters
+    for cluster in clusters:
+        written = sorted(
+            yaml.safe_load(p.read_text())["kind"]
+            for p in (repo / "generated" / cluster / name).glob("*.yaml")
+        )
+        assert written == KINDS_WRITTEN[kind], cluster
     ci = cli("ci", "--format", "text", "--no-diff")
     assert ci.code == 0, ci.out + ci.err
     assert "0 errors, 0 warnings" in ci.out
@@ -117,14 +125,18 @@ def test_refuses_an_app_name_already_registered(cli: Any, repo: Path) -> None:
     assert "already" in run.err
 
 
-@pytest.mark.parametrize("kind", ["kserve"])
-def test_unsupported_kinds_are_usage_errors(cli: Any, repo: Path, kind: str) -> None:
-    before = (repo / "apps" / "__init__.py").read_text()
-    run = cli("new", kind, "later", "--image", "registry.example.com/x:1")
+def test_unknown_kind_is_a_usage_error(cli: Any, repo: Path) -> None:
+    run = cli("new", "sparkjob", "later", "--image", "registry.example.com/x:1")
     assert run.code == 2
-    assert run.err.strip().startswith(f"trainops: not yet supported: {kind}")
+    assert "'sparkjob' is not one of" in run.err
     assert not (repo / "apps" / "later.py").exists()
-    assert (repo / "apps" / "__init__.py").read_text() == before
+
+
+def test_a_kind_without_template_is_not_yet_supported(repo: Path) -> None:
+    request = Request(kind="sparkjob", name="later", image="registry.example.com/x:1")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^not yet supported: sparkjob"):
+        create_app(repo / "apps", request, lambda: None)
+    assert not (repo / "apps" / "later.py").exists()
 
 
 def test_a_scaffold_that_fails_to_build_is_removed(cli: Any, repo: Path) -> None:

@@ -29,6 +29,7 @@ class NewOptions:
         namespace: default ``ml-training`` (training) or ``ml-serving`` (serving).
         team: owning team. Default: the team of the first registered app, else ``ml-platform``.
         port, replicas, max_replicas: serving. metric: katib objective.
+        model_format, storage_uri: kserve.
         out: the generated root the scaffold is synthesised into.
     """
 
@@ -48,6 +49,8 @@ class NewOptions:
     replicas: int = 2
     max_replicas: int = 10
     metric: str = "loss"
+    model_format: str = "sklearn"
+    storage_uri: str | None = None
     out: Path = Path("generated")
 
 
@@ -86,7 +89,7 @@ def run_new(opts: NewOptions, root: Path | None = None) -> int:
     from trainops.cli.synth import SynthOptions, run_synth
 
     base = (root or Path.cwd()).resolve()
-    if opts.image is None:
+    if opts.image is None and opts.kind != "kserve":
         raise UsageError(f"trainops new {opts.kind}: --image is required")
     clusters = load_clusters(base)
     needed = OPERATORS.get(opts.kind, ())
@@ -101,7 +104,7 @@ def run_new(opts: NewOptions, root: Path | None = None) -> int:
     request = Request(
         kind=opts.kind,
         name=opts.name,
-        image=opts.image,
+        image=opts.image or "",
         command=opts.command,
         gpus=opts.gpus,
         workers=opts.workers,
@@ -116,6 +119,8 @@ def run_new(opts: NewOptions, root: Path | None = None) -> int:
         replicas=opts.replicas,
         max_replicas=opts.max_replicas,
         metric=opts.metric,
+        model_format=opts.model_format,
+        storage_uri=opts.storage_uri,
     )
 
     def check() -> None:
@@ -162,6 +167,8 @@ def _default_team(root: Path) -> str:
     "--max-replicas", type=click.IntRange(min=1), default=10, show_default=True, help="Autoscaler max."
 )
 @click.option("--metric", default="loss", show_default=True, help="Katib objective metric (minimised).")
+@click.option("--model-format", default="sklearn", show_default=True, help="KServe model format.")
+@click.option("--storage-uri", help="KServe model location, e.g. s3://bucket/model (else the first --data).")
 @click.option(
     "--out",
     default="generated",
@@ -172,7 +179,7 @@ def _default_team(root: Path) -> str:
 def command(**kwargs: Any) -> None:
     """Scaffold apps/NAME.py for KIND, register it, then synthesise and validate it.
 
-    KIND: pytorchjob, tfjob, mpijob, xgboostjob, katib, serving (kserve: not yet supported).
+    KIND: pytorchjob, tfjob, mpijob, xgboostjob, katib, serving, kserve.
     Example: trainops new pytorchjob bert-ft --gpus 4 --workers 4 --image registry/train:1.2
     --data training-data:/data -- python -m torch.distributed.run --nproc_per_node=4 train.py
     """

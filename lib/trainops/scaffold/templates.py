@@ -49,6 +49,9 @@ class Request:
         replicas: serving replicas (the autoscaler's minimum). Default: 2.
         max_replicas: serving autoscaler maximum. Default: 10.
         metric: katib objective metric. Default: ``loss``.
+        model_format: kserve model format, e.g. ``sklearn``, ``pytorch``. Default: ``sklearn``.
+        storage_uri: kserve model location (``s3://``, ``gs://``, ``pvc://``...); else the first
+            ``data`` claim and path.
     """
 
     kind: Kind
@@ -68,6 +71,8 @@ class Request:
     replicas: int = 2
     max_replicas: int = 10
     metric: str = "loss"
+    model_format: str = "sklearn"
+    storage_uri: str | None = None
 
 
 def module_name(app: str) -> str:
@@ -288,6 +293,41 @@ def serving(request: Request) -> str:
     )
 
 
+def kserve(request: Request) -> str:
+    """A KServe ``InferenceService`` (``predictor.model``) scaling between ``replicas`` and
+    ``max_replicas``, its model from ``storage_uri`` or the first ``--data`` claim."""
+    summary = f"a KServe InferenceService serving a {request.model_format} model"
+    args = [
+        "chart",
+        q("Model"),
+        "cluster=cluster",
+        f"name={q(request.name)}",
+        f"model_format={q(request.model_format)}",
+    ]
+    if request.storage_uri:
+        args.append(f"storage_uri={q(request.storage_uri)}")
+    elif request.data:
+        args += [
+            f"model_volume={q(request.data[0].claim)}",
+            f"model_path={q(request.data[0].path.lstrip('/'))}",
+        ]
+    if request.command:
+        args.append(f"args={str_list(request.command, 8)}")
+    if request.env:
+        args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
+    args += [f"cpu={q(request.cpu or '1')}", f"memory={q(request.memory or '2Gi')}"]
+    if request.gpus:
+        args.append(f"gpus={request.gpus}")
+    args += [f"min_replicas={request.replicas}", f"max_replicas={request.max_replicas}"]
+    body = [
+        "",
+        "def build(chart: Chart, cluster: Cluster) -> None:",
+        '    """Add the InferenceService."""',
+        "    " + call("InferenceService", args, 4),
+    ]
+    return _header(request, summary, ["InferenceService"]) + "\n".join(body) + "\n" + _app(request, summary)
+
+
 #: Kind → template, for the kinds whose constructs exist.
 TEMPLATES: dict[Kind, Callable[[Request], str]] = {
     "pytorchjob": pytorchjob,
@@ -296,6 +336,7 @@ TEMPLATES: dict[Kind, Callable[[Request], str]] = {
     "xgboostjob": xgboostjob,
     "katib": katib,
     "serving": serving,
+    "kserve": kserve,
 }
 
 #: Kind → what a target cluster must list in ``Cluster.operators`` for the app to build: any one
@@ -306,4 +347,5 @@ OPERATORS: dict[Kind, tuple[tuple[str, ...], ...]] = {
     "xgboostjob": (("training-operator",),),
     "mpijob": (("mpi-operator",), ("training-operator",)),
     "katib": (("katib", "training-operator"),),
+    "kserve": (("kserve",),),
 }
