@@ -47,7 +47,7 @@ def test_typo_fails_synth(cli: Any, project: Path) -> None:
     run = cli("synth")
     assert run.code == 2
     assert run.err.strip() == (
-        "trainops: apps: app 'alerts' on cluster 'lab': PrometheusRule groups[0] rules[0] (alert 'ModelDown') "
+        "trainops: apps/__init__.py:10: app 'alerts' on cluster 'lab': PrometheusRule groups[0] rules[0] (alert 'ModelDown') "
         "expr='sum(up{job=\"resnet\"} == 0': unclosed left parenthesis"
     )
     assert (project / "generated" / "lab" / "alerts" / "prometheusrule_alerts.yaml").read_text() == written
