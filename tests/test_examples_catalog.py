@@ -481,6 +481,13 @@ EXPECTED: dict[str, tuple[str, str]] = {
         SNIPPET,
         '$.metadata.clusterName: unknown field "clusterName"',
     ),
+    # kube-apiserver v1.36 (dryRun, fieldValidation=Strict): 'strict decoding error: unknown field
+    # "spec.tfReplicaSpecs.PS.template.metadata.creationTimestamp"': the CRD's template metadata has
+    # no properties, and unknown fields are reported before nulls are pruned.
+    "trainer-docs-snippets/docs/legacy-v1/user-guides/tensorflow.md.block-03.yaml": (
+        UPSTREAM_MISTAKE,
+        '$.spec.tfReplicaSpecs.PS.template.metadata.creationTimestamp: unknown field "creationTimestamp"',
+    ),
     "trainer-docs-snippets/docs/operator-guides/job-scheduling/kai.md.block-01.yaml": (
         SNIPPET,
         '$.spec.mlPolicy.torch.numNodes: unknown field "numNodes"',

@@ -182,7 +182,7 @@ def _check_object_meta(
 ) -> None:
     """``ValidateObjectMetaAccessor`` (apimachinery ``pkg/api/validation/objectmeta.go``) plus the
     per-kind name functions of :data:`NAME_SYNTAX` and the Job/CronJob name lengths."""
-    meta = obj.get("metadata")
+    meta = obj.get("metadata", {})  # no metadata at all still needs a name
     if not isinstance(meta, dict):
         return
     syntax = NAME_SYNTAX.get(key, DNS1123_SUBDOMAIN)

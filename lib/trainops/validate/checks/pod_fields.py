@@ -1,0 +1,531 @@
+"""API-server checks of pod and container fields (rule ``api-server``), per pod template.
+
+Mirrors ``ValidatePodSpec`` and what it calls in k8s.io/kubernetes ``pkg/apis/core/validation/
+validation.go`` (v1.36), for every pod template of :data:`trainops.kinds.POD_TEMPLATE_SITES` (found
+with :func:`trainops.kinds.pod_templates`; Katib trial templates included, ``${…}`` placeholders
+skipped). Keywords and the Go function each mirrors:
+
+=========================  ==========================================================================
+keyword                    check (Go function)
+=========================  ==========================================================================
+``containers-required``    at least one container (``validateContainers``: "Required value")
+``image-required``         every container has an image without surrounding whitespace
+                           (``validateContainerCommon``/``validateContainersOnlyForPod``)
+``enum``                   imagePullPolicy (``validatePullPolicy``), port protocol
+                           (``validateContainerPorts``), terminationMessagePolicy, Pod restartPolicy
+                           (``validateRestartPolicy``), dnsPolicy (``validateDNSPolicy``),
+                           mountPropagation (``validateMountPropagation``), hostPath type
+                           (``validateHostPathType``), toleration operator/effect
+                           (``validateTolerations``), topology spread ``whenUnsatisfiable``
+``env``                    ``value`` and ``valueFrom`` together, ``valueFrom`` with zero or several
+                           sources, names of printable ASCII without '=' (``validateEnv``,
+                           ``validateEnvVarValueFrom``, ``IsEnvVarName`` relaxed)
+``security-context``       runAsUser/runAsGroup/fsGroup in 0…2147483647 (``IsValidUserID``,
+                           ``IsValidGroupID``); privileged with allowPrivilegeEscalation false
+                           (``ValidateSecurityContext``)
+``probe``                  exactly one handler (``validateProbe``/``validateHandler``), liveness and
+                           startup successThreshold 1, non-negative timings; lifecycle hooks
+                           need a handler (``validateLifecycle``)
+``volume-source``          exactly one volume source (``validateVolumeSource``: "may not specify more
+                           than 1 volume type"), claimName set, ``defaultMode`` 0…0777
+``mount-subpath``          subPath relative without '..' (``validateLocalDescendingPath``)
+``toleration``             Exists takes no value; an empty key needs Exists; tolerationSeconds
+                           needs NoExecute (``validateTolerations``)
+``pod-spec``               activeDeadlineSeconds ≥ 1 (``ValidatePodSpec``) and not in
+                           ReplicaSet/Deployment/StatefulSet/DaemonSet templates
+                           (``ValidatePodTemplateSpecForReplicaSet``…); dnsPolicy None needs
+                           dnsConfig (``validatePodDNSConfig``); hostNetwork hostPort equals
+                           containerPort (``validateHostNetwork``); topology spread maxSkew > 0
+                           (``validateTopologySpreadConstraints``)
+=========================  ==========================================================================
+
+Each check was compared with kube-apiserver v1.36.2 (server-side dry run, strict field validation);
+the server's message is quoted in tests/test_api_server_parity.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from trainops.findings import Issue
+from trainops.kinds import POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite, pod_templates
+from trainops.naming import DNS1123_LABEL
+from trainops.validate.checks.go_helpers import (
+    MAX_INT32,
+    at_least,
+    enum,
+    family,
+    get,
+    is_int,
+    issue,
+    placeholder,
+    show,
+)
+from trainops.validate.context import DocumentContext
+
+PULL_POLICIES: Final = frozenset({"Always", "IfNotPresent", "Never"})
+PROTOCOLS: Final = frozenset({"TCP", "UDP", "SCTP"})
+RESTART_POLICIES: Final = frozenset({"Always", "OnFailure", "Never"})
+DNS_POLICIES: Final = frozenset({"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"})
+TERMINATION_MESSAGE_POLICIES: Final = frozenset({"File", "FallbackToLogsOnError"})
+MOUNT_PROPAGATIONS: Final = frozenset({"Bidirectional", "HostToContainer", "None"})
+HOST_PATH_TYPES: Final = frozenset(
+    {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
+)
+NODE_SELECTOR_OPERATORS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+TOLERATION_OPERATORS: Final = frozenset({"Equal", "Exists"})
+TAINT_EFFECTS: Final = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+UNSATISFIABLE: Final = frozenset({"DoNotSchedule", "ScheduleAnyway"})
+#: ``core.VolumeSource`` members (k8s.io/api ``core/v1/types.go``); a volume sets at most one.
+VOLUME_SOURCES: Final = (
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
+)
+#: ``core.EnvVarSource`` members; ``valueFrom`` sets exactly one.
+ENV_SOURCES: Final = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
+#: ``core.ProbeHandler``/``LifecycleHandler`` members; a probe or hook sets exactly one.
+PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc")
+LIFECYCLE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
+_PROBE_TIMINGS: Final = (
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+    "terminationGracePeriodSeconds",
+)
+_MODE_MAX: Final = 0o777
+_POD_OWNERS: Final = frozenset({("", "Pod"), ("", "PodTemplate")})
+
+
+def check(context: DocumentContext) -> Iterator[Issue]:
+    """Pod-spec issues of every pod template of the document (see the module docstring)."""
+    for site in pod_templates(context.data):
+        if site.owner in POD_TEMPLATE_SITES:  # not KServe components / TrainJob overrides
+            yield from pod_spec_issues(site)
+
+
+CHECK = family(check)
+
+
+def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
+    """Issues of one pod spec (``ValidatePodSpec``).
+
+    Args:
+        site: the pod spec and its place (:func:`trainops.kinds.pod_templates`).
+    """
+    spec, parts, templated = site.spec, site.parts, site.templated
+    containers = spec.get("containers")
+    if isinstance(containers, list) and not containers:
+        yield issue(
+            (*parts, "containers"),
+            "spec.containers is empty; a pod needs at least one container",
+            "containers-required",
+        )
+    host_network = spec.get("hostNetwork") is True
+    for group in ("containers", "initContainers"):
+        items = spec.get(group)
+        if isinstance(items, list):
+            for index, container in enumerate(items):
+                if isinstance(container, dict):
+                    yield from _container(container, (*parts, group, index), templated, host_network)
+    yield from _volumes(spec.get("volumes"), (*parts, "volumes"), templated)
+    yield from _pod_level(spec, parts, site)
+    yield from _tolerations(spec.get("tolerations"), (*parts, "tolerations"), templated)
+
+
+def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Issue]:
+    templated = site.templated
+    if site.owner in _POD_OWNERS:
+        yield from enum(spec, "restartPolicy", RESTART_POLICIES, parts, "restartPolicy", "enum", templated)
+    yield from enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated)
+    if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
+        yield issue((*parts, "dnsPolicy"), 'dnsPolicy "None" needs spec.dnsConfig', "pod-spec")
+    deadline = spec.get("activeDeadlineSeconds")
+    if is_int(deadline):
+        if site.owner in WORKLOADS:
+            yield issue(
+                (*parts, "activeDeadlineSeconds"),
+                f"activeDeadlineSeconds is not supported in a {site.owner[1]} pod template (its pods run until replaced)",
+                "pod-spec",
+            )
+        elif not 1 <= deadline <= MAX_INT32:
+            yield issue(
+                (*parts, "activeDeadlineSeconds"),
+                f"activeDeadlineSeconds is {deadline}; it must be between 1 and {MAX_INT32}",
+                "pod-spec",
+            )
+    for name in ("hostname", "subdomain"):
+        value = spec.get(name)
+        if isinstance(value, str) and value and not placeholder(value, templated):
+            problem = DNS1123_LABEL.problem(value)
+            if problem:
+                yield issue((*parts, name), f"{name} {show(value)} {problem}", "pod-spec")
+    yield from _node_affinity(
+        get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated
+    )
+    context = spec.get("securityContext")
+    if isinstance(context, dict):
+        for name in ("runAsUser", "runAsGroup", "fsGroup"):
+            yield from _id_range(context, name, (*parts, "securityContext"), "pod securityContext")
+    constraints = spec.get("topologySpreadConstraints")
+    if isinstance(constraints, list):
+        for index, constraint in enumerate(constraints):
+            if isinstance(constraint, dict):
+                item = (*parts, "topologySpreadConstraints", index)
+                yield from at_least(
+                    constraint, "maxSkew", 1, item, "topologySpreadConstraints maxSkew", "pod-spec"
+                )
+                yield from enum(
+                    constraint,
+                    "whenUnsatisfiable",
+                    UNSATISFIABLE,
+                    item,
+                    "whenUnsatisfiable",
+                    "enum",
+                    templated,
+                )
+
+
+def _container(
+    container: dict[str, Any], parts: Parts, templated: bool, host_network: bool
+) -> Iterator[Issue]:
+    """``validateContainerCommon``: image, pull policy, ports, env, security context, probes."""
+    label = _label(container, templated)
+    image = container.get("image")
+    if image is None or image == "":
+        yield issue(parts, f"{label} has no image", "image-required")
+    elif isinstance(image, str) and image.strip() != image:
+        yield issue(
+            (*parts, "image"),
+            f"{label} image {show(image)} has leading or trailing whitespace",
+            "image-required",
+        )
+    yield from enum(
+        container, "imagePullPolicy", PULL_POLICIES, parts, f"{label} imagePullPolicy", "enum", templated
+    )
+    yield from enum(
+        container,
+        "terminationMessagePolicy",
+        TERMINATION_MESSAGE_POLICIES,
+        parts,
+        f"{label} terminationMessagePolicy",
+        "enum",
+        templated,
+    )
+    ports = container.get("ports")
+    if isinstance(ports, list):
+        for index, port in enumerate(ports):
+            if isinstance(port, dict):
+                port_parts = (*parts, "ports", index)
+                yield from enum(
+                    port, "protocol", PROTOCOLS, port_parts, f"{label} port protocol", "enum", templated
+                )
+                host, number = port.get("hostPort"), port.get("containerPort")
+                if host_network and is_int(host) and host != 0 and is_int(number) and host != number:
+                    yield issue(
+                        (*port_parts, "hostPort"),
+                        f"{label} hostPort {host} must equal containerPort {number} when hostNetwork is true",
+                        "pod-spec",
+                    )
+    yield from _env(container.get("env"), (*parts, "env"), label, templated)
+    yield from _env_from(container.get("envFrom"), (*parts, "envFrom"), label)
+    context = container.get("securityContext")
+    if isinstance(context, dict):
+        context_parts = (*parts, "securityContext")
+        for name in ("runAsUser", "runAsGroup"):
+            yield from _id_range(context, name, context_parts, f"{label} securityContext")
+        if context.get("privileged") is True and context.get("allowPrivilegeEscalation") is False:
+            yield issue(
+                (*context_parts, "allowPrivilegeEscalation"),
+                f"{label} securityContext sets privileged: true and allowPrivilegeEscalation: false, "
+                "which contradict each other",
+                "security-context",
+            )
+    for probe_name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(probe_name)
+        if isinstance(probe, dict):
+            yield from _probe(probe, probe_name, (*parts, probe_name), label)
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for hook in ("postStart", "preStop"):
+            handler = lifecycle.get(hook)
+            if isinstance(handler, dict):
+                yield from _handler(
+                    handler, LIFECYCLE_HANDLERS, (*parts, "lifecycle", hook), f"{label} {hook} hook"
+                )
+    mounts = container.get("volumeMounts")
+    if isinstance(mounts, list):
+        for index, mount in enumerate(mounts):
+            if isinstance(mount, dict):
+                yield from _mount(mount, (*parts, "volumeMounts", index), label, templated)
+
+
+def _label(container: dict[str, Any], templated: bool) -> str:
+    name = container.get("name")
+    return (
+        f"container {show(name)}"
+        if isinstance(name, str) and not placeholder(name, templated)
+        else "container"
+    )
+
+
+def _env(env: Any, parts: Parts, label: str, templated: bool) -> Iterator[Issue]:
+    """``validateEnv`` and ``validateEnvVarValueFrom``."""
+    if not isinstance(env, list):
+        return
+    for index, var in enumerate(env):
+        if not isinstance(var, dict):
+            continue
+        item = (*parts, index)
+        name = var.get("name")
+        shown = show(name) if isinstance(name, str) else "?"
+        if isinstance(name, str) and not placeholder(name, templated):
+            if not name:
+                yield issue((*item, "name"), f"{label} env[{index}] has no name", "env")
+            elif "=" in name or any(not " " <= ch <= "~" for ch in name):
+                yield issue(
+                    (*item, "name"),
+                    f"{label} env name {shown} must consist of printable ASCII characters other than '='",
+                    "env",
+                )
+        source = var.get("valueFrom")
+        if not isinstance(source, dict):
+            continue
+        value = var.get("value")
+        if isinstance(value, str) and value:
+            yield issue(
+                (*item, "valueFrom"),
+                f"{label} env {shown} sets both value and valueFrom; use one",
+                "env",
+            )
+        present = [key for key in ENV_SOURCES if source.get(key) is not None]
+        if not present:
+            yield issue(
+                (*item, "valueFrom"),
+                f"{label} env {shown} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
+                "env",
+            )
+        elif len(present) > 1:
+            yield issue(
+                (*item, "valueFrom"),
+                f"{label} env {shown} valueFrom sets {len(present)} sources ({', '.join(present)}); only one is allowed",
+                "env",
+            )
+
+
+def _env_from(env_from: Any, parts: Parts, label: str) -> Iterator[Issue]:
+    """``validateEnvFrom``: a ConfigMap or Secret reference names its object."""
+    if not isinstance(env_from, list):
+        return
+    for index, source in enumerate(env_from):
+        if not isinstance(source, dict):
+            continue
+        for ref in ("configMapRef", "secretRef"):
+            node = source.get(ref)
+            if isinstance(node, dict) and node.get("name") in (None, ""):
+                yield issue((*parts, index, ref), f"{label} envFrom[{index}] {ref} has no name", "env")
+
+
+def _id_range(context: dict[str, Any], name: str, parts: Parts, what: str) -> Iterator[Issue]:
+    """``IsValidUserID``/``IsValidGroupID``: 0 ≤ id ≤ 2147483647."""
+    value = context.get(name)
+    if is_int(value) and not 0 <= value <= MAX_INT32:
+        yield issue(
+            (*parts, name),
+            f"{what} {name} is {value}; it must be between 0 and {MAX_INT32}",
+            "security-context",
+        )
+
+
+def _probe(probe: dict[str, Any], name: str, parts: Parts, label: str) -> Iterator[Issue]:
+    """``validateProbe``: one handler, non-negative timings, successThreshold 1 for liveness and
+    startup probes."""
+    yield from _handler(probe, PROBE_HANDLERS, parts, f"{label} {name}")
+    for timing in _PROBE_TIMINGS:
+        yield from at_least(probe, timing, 0, parts, f"{label} {name} {timing}", "probe")
+    threshold = probe.get("successThreshold")
+    if name != "readinessProbe" and is_int(threshold) and threshold != 1:
+        yield issue(
+            (*parts, "successThreshold"),
+            f"{label} {name} successThreshold is {threshold}; it must be 1 for a {name}",
+            "probe",
+        )
+
+
+def _handler(node: dict[str, Any], handlers: tuple[str, ...], parts: Parts, what: str) -> Iterator[Issue]:
+    """``validateHandler``: exactly one handler type."""
+    present = [key for key in handlers if node.get(key) is not None]
+    if not present:
+        yield issue(parts, f"{what} has no handler (one of {', '.join(handlers)})", "probe")
+    elif len(present) > 1:
+        yield issue(
+            (*parts, present[1]),
+            f"{what} sets {len(present)} handlers ({', '.join(present)}); only one is allowed",
+            "probe",
+        )
+
+
+def _mount(mount: dict[str, Any], parts: Parts, label: str, templated: bool) -> Iterator[Issue]:
+    """``validateVolumeMounts``: mountPropagation, subPath (``validateLocalDescendingPath``)."""
+    yield from enum(
+        mount, "mountPropagation", MOUNT_PROPAGATIONS, parts, f"{label} mountPropagation", "enum", templated
+    )
+    sub_path = mount.get("subPath")
+    if isinstance(sub_path, str) and sub_path and not placeholder(sub_path, templated):
+        if sub_path.startswith("/"):
+            yield issue(
+                (*parts, "subPath"),
+                f"{label} subPath {show(sub_path)} must be a relative path",
+                "mount-subpath",
+            )
+        elif ".." in sub_path.split("/"):
+            yield issue(
+                (*parts, "subPath"),
+                f"{label} subPath {show(sub_path)} must not contain '..'",
+                "mount-subpath",
+            )
+
+
+def _volumes(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+    """``validateVolumeSource``: at most one source (none means emptyDir), and per source
+    ``validatePersistentClaimVolumeSource``, ``validateHostPathType`` and the ``defaultMode`` range."""
+    if not isinstance(volumes, list):
+        return
+    for index, volume in enumerate(volumes):
+        if not isinstance(volume, dict):
+            continue
+        item = (*parts, index)
+        name = volume.get("name")
+        label = f"volume {show(name)}" if isinstance(name, str) else f"volumes[{index}]"
+        present = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+        if len(present) > 1:
+            yield issue(
+                (*item, present[1]),
+                f"{label} has {len(present)} sources ({', '.join(present)}); a volume has exactly one",
+                "volume-source",
+            )
+        claim = volume.get("persistentVolumeClaim")
+        if isinstance(claim, dict) and claim.get("claimName") in (None, ""):
+            yield issue(
+                (*item, "persistentVolumeClaim"),
+                f"{label} persistentVolumeClaim has no claimName",
+                "volume-source",
+            )
+        host_path = volume.get("hostPath")
+        if isinstance(host_path, dict):
+            yield from enum(
+                host_path,
+                "type",
+                HOST_PATH_TYPES,
+                (*item, "hostPath"),
+                f"{label} hostPath type",
+                "enum",
+                templated,
+            )
+        for source in ("configMap", "secret", "downwardAPI", "projected"):
+            node = volume.get(source)
+            mode = node.get("defaultMode") if isinstance(node, dict) else None
+            if is_int(mode) and not 0 <= mode <= _MODE_MAX:
+                yield issue(
+                    (*item, source, "defaultMode"),
+                    f"{label} {source} defaultMode {mode} is not between 0 and 0777 (octal; 511 decimal)",
+                    "volume-source",
+                )
+
+
+def _tolerations(tolerations: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+    """``validateTolerations``."""
+    if not isinstance(tolerations, list):
+        return
+    for index, toleration in enumerate(tolerations):
+        if not isinstance(toleration, dict):
+            continue
+        item = (*parts, index)
+        key, operator, value = toleration.get("key"), toleration.get("operator"), toleration.get("value")
+        yield from enum(
+            toleration, "operator", TOLERATION_OPERATORS, item, "toleration operator", "enum", templated
+        )
+        yield from enum(toleration, "effect", TAINT_EFFECTS, item, "toleration effect", "enum", templated)
+        if operator == "Exists" and isinstance(value, str) and value:
+            yield issue(
+                (*item, "operator"),
+                f"toleration with operator Exists has value {show(value)}; Exists matches any value, so value must be empty",
+                "toleration",
+            )
+        if key in (None, "") and operator != "Exists" and not placeholder(operator, templated):
+            yield issue(
+                (*item, "operator"),
+                f"toleration without a key must use operator Exists (got {show(operator or 'Equal')})",
+                "toleration",
+            )
+        effect = toleration.get("effect")
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            yield issue(
+                (*item, "effect"),
+                f"toleration with tolerationSeconds has effect {show(effect or '')}; tolerationSeconds needs "
+                "NoExecute",
+                "toleration",
+            )
+
+
+def _node_affinity(affinity: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+    """``validateNodeAffinity`` → ``ValidateNodeSelectorRequirement``: operators of node selector
+    terms (required and preferred)."""
+    if not isinstance(affinity, dict):
+        return
+    required = get(affinity, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    terms: list[tuple[Any, Parts]] = []
+    if isinstance(required, list):
+        base = (*parts, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+        terms += [(term, (*base, index)) for index, term in enumerate(required)]
+    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(preferred, list):
+        base = (*parts, "preferredDuringSchedulingIgnoredDuringExecution")
+        terms += [
+            (get(item, "preference"), (*base, index, "preference")) for index, item in enumerate(preferred)
+        ]
+    for term, term_parts in terms:
+        expressions = get(term, "matchExpressions")
+        if not isinstance(expressions, list):
+            continue
+        for index, expression in enumerate(expressions):
+            if isinstance(expression, dict):
+                yield from enum(
+                    expression,
+                    "operator",
+                    NODE_SELECTOR_OPERATORS,
+                    (*term_parts, "matchExpressions", index),
+                    "node selector operator",
+                    "enum",
+                    templated,
+                )
