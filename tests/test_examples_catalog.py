@@ -504,6 +504,12 @@ EXPECTED: dict[str, tuple[str, str]] = {
         SNIPPET,
         '$.spec.mlPolicy.torch.numProcPerNode: unknown field "numProcPerNode"',
     ),
+    # kube-apiserver v1.36: 'spec.storageClassName: Invalid value: "Your storageClassName": a lowercase
+    # RFC 1123 subdomain must consist of ...'.
+    "training-operator/examples/tensorflow/distribution_strategy/pvc.yaml": (
+        PLACEHOLDER,
+        '$.spec.storageClassName: storageClassName "Your storageClassName" is not a DNS-1123 subdomain',
+    ),
 }
 
 

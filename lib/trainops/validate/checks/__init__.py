@@ -8,7 +8,16 @@ Adding a family (README "Extending trainops"): write ``checks/<family>.py`` with
 
 from __future__ import annotations
 
-from trainops.validate.checks import api_server, cel, deprecated_api, list_map, pod_fields, schema
+from trainops.validate.checks import (
+    api_server,
+    cel,
+    deprecated_api,
+    list_map,
+    pod_fields,
+    schema,
+    services_storage,
+    workloads,
+)
 from trainops.validate.context import Check
 
 #: Check families in run order: later families may skip what earlier ones reported
@@ -17,6 +26,8 @@ CHECKS: tuple[Check, ...] = (
     schema.CHECK,
     api_server.CHECK,
     pod_fields.CHECK,
+    workloads.CHECK,
+    services_storage.CHECK,
     list_map.CHECK,
     cel.CHECK,
     deprecated_api.CHECK,
