@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from trainops.validate.checks import (
     api_server,
+    autoscaling_policy,
     cel,
     deprecated_api,
     list_map,
+    networking_rbac,
     pod_fields,
     schema,
     services_storage,
@@ -28,6 +30,8 @@ CHECKS: tuple[Check, ...] = (
     pod_fields.CHECK,
     workloads.CHECK,
     services_storage.CHECK,
+    autoscaling_policy.CHECK,
+    networking_rbac.CHECK,
     list_map.CHECK,
     cel.CHECK,
     deprecated_api.CHECK,

@@ -16,6 +16,7 @@ from typing import Any, Final, TypeGuard
 from trainops.findings import Issue
 from trainops.kinds import Parts
 from trainops.naming import quoted
+from trainops.validate.checks import api_server
 from trainops.validate.checks.api_server import RULE
 from trainops.validate.context import Check, DocumentContext
 
@@ -132,6 +133,15 @@ def config_key_problem(key: str) -> str | None:
     if key.startswith(".."):
         return "may not start with '..'"
     return None
+
+
+def label_selector(selector: Any, parts: Parts) -> list[Issue]:
+    """``ValidateLabelSelector`` (strict) of a ``{matchLabels, matchExpressions}`` mapping at ``parts``:
+    the api-server family's own selector check (keyword ``label-selector``)."""
+    issues: list[Issue] = []
+    if isinstance(selector, dict):
+        api_server._check_label_selector(selector, parts, issues, False)
+    return issues
 
 
 def get(node: Any, *path: str) -> Any:
