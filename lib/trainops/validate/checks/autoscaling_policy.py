@@ -139,7 +139,11 @@ def check(context: DocumentContext) -> Iterator[Issue]:
         yield from limit_range_spec(data.get("spec"), ("spec",))
 
 
-CHECK = family(check)
+#: Kinds this family checks.
+KINDS: Final = frozenset(
+    {"HorizontalPodAutoscaler", "PodDisruptionBudget", "PriorityClass", "ResourceQuota", "LimitRange"}
+)
+CHECK = family(check, KINDS)
 
 
 # --- HorizontalPodAutoscaler --------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any, Final
 
 from trainops.findings import Issue
@@ -74,7 +75,11 @@ def check(context: DocumentContext) -> Iterator[Issue]:
         yield from binding(data, cluster=key[1] == "ClusterRoleBinding")
 
 
-CHECK = family(check)
+#: Kinds this family checks.
+KINDS: Final = frozenset(
+    {"NetworkPolicy", "Ingress", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
+)
+CHECK = family(check, KINDS)
 
 
 # --- NetworkPolicy ---------------------------------------------------------------------------------
@@ -156,13 +161,12 @@ def _peer(peer: dict[str, Any], parts: Parts) -> Iterator[Issue]:
     if not isinstance(block, dict):
         return
     cidr = block.get("cidr")
-    network = None
+    valid = False
     if isinstance(cidr, str):
         problem = cidr_problem(cidr)
+        valid = problem is None
         if problem:
             yield issue((*parts, "ipBlock", "cidr"), f"ipBlock.cidr {show(cidr)} {problem}", "network-policy")
-        else:
-            network = ipaddress.ip_network(cidr, strict=False)
     excepts = block.get("except")
     if not isinstance(excepts, list):
         return
@@ -174,17 +178,22 @@ def _peer(peer: dict[str, Any], parts: Parts) -> Iterator[Issue]:
         if problem:
             yield issue(item_parts, f"ipBlock.except[{index}] {show(item)} {problem}", "network-policy")
             continue
-        inner = ipaddress.ip_network(item, strict=False)
-        if network is not None and (
-            inner.version != network.version
-            or not inner.subnet_of(network)  # type: ignore[arg-type]
-            or inner.prefixlen <= network.prefixlen
-        ):
+        if valid and not _strict_subset(item, cidr):
             yield issue(
                 item_parts,
                 f"ipBlock.except[{index}] {show(item)} is not a strict subset of cidr {show(cidr)}",
                 "network-policy",
             )
+
+
+@lru_cache(maxsize=1024)
+def _strict_subset(inner_text: str, outer_text: str) -> bool:
+    """Whether CIDR ``inner_text`` lies strictly inside ``outer_text`` (both valid CIDRs)."""
+    inner = ipaddress.ip_network(inner_text, strict=False)
+    outer = ipaddress.ip_network(outer_text, strict=False)
+    if inner.version != outer.version or inner.prefixlen <= outer.prefixlen:
+        return False
+    return inner.subnet_of(outer)  # type: ignore[arg-type]
 
 
 # --- Ingress ---------------------------------------------------------------------------------------

@@ -45,11 +45,12 @@ the server's message is quoted in tests/test_api_server_parity.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.findings import Issue
-from trainops.kinds import POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite, pod_templates
+from trainops.kinds import EMBEDDED_OBJECTS, POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite, pod_templates
 from trainops.naming import DNS1123_LABEL
 from trainops.validate.checks.go_helpers import (
     MAX_INT32,
@@ -110,11 +111,17 @@ VOLUME_SOURCES: Final = (
     "ephemeral",
     "image",
 )
+_SOURCE_SET: Final = frozenset(VOLUME_SOURCES)
+#: ``IsEnvVarName`` relaxed (``RelaxedEnvironmentVariableValidation``, GA in 1.34): printable ASCII, no '='.
+_ENV_NAME_BAD: Final = re.compile(r"[^ -~]|=")
+_MODE_SOURCES: Final = frozenset({"configMap", "secret", "downwardAPI", "projected"})
 #: ``core.EnvVarSource`` members; ``valueFrom`` sets exactly one.
 ENV_SOURCES: Final = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
+_ENV_SOURCE_SET: Final = frozenset(ENV_SOURCES)
 #: ``core.ProbeHandler``/``LifecycleHandler`` members; a probe or hook sets exactly one.
 PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc")
 LIFECYCLE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
+_PROBE_HANDLER_SET: Final = frozenset(PROBE_HANDLERS)
 _PROBE_TIMINGS: Final = (
     "initialDelaySeconds",
     "timeoutSeconds",
@@ -125,6 +132,19 @@ _PROBE_TIMINGS: Final = (
 )
 _MODE_MAX: Final = 0o777
 _POD_OWNERS: Final = frozenset({("", "Pod"), ("", "PodTemplate")})
+#: Pod-spec fields :func:`_pod_level` reads: a spec with none of them is skipped at once.
+_POD_LEVEL_FIELDS: Final = frozenset(
+    {
+        "restartPolicy",
+        "dnsPolicy",
+        "activeDeadlineSeconds",
+        "hostname",
+        "subdomain",
+        "affinity",
+        "securityContext",
+        "topologySpreadConstraints",
+    }
+)
 
 
 def check(context: DocumentContext) -> Iterator[Issue]:
@@ -134,7 +154,9 @@ def check(context: DocumentContext) -> Iterator[Issue]:
             yield from pod_spec_issues(site)
 
 
-CHECK = family(check)
+#: Kinds with pod templates, and kinds embedding objects that have them (Katib).
+KINDS: Final = frozenset(kind for _, kind in (*POD_TEMPLATE_SITES, *EMBEDDED_OBJECTS))
+CHECK = family(check, KINDS)
 
 
 def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
@@ -164,10 +186,13 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
 
 
 def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Issue]:
+    if _POD_LEVEL_FIELDS.isdisjoint(spec):
+        return
     templated = site.templated
-    if site.owner in _POD_OWNERS:
+    if site.owner in _POD_OWNERS and _off(spec, "restartPolicy", RESTART_POLICIES):
         yield from enum(spec, "restartPolicy", RESTART_POLICIES, parts, "restartPolicy", "enum", templated)
-    yield from enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated)
+    if _off(spec, "dnsPolicy", DNS_POLICIES):
+        yield from enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated)
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
         yield issue((*parts, "dnsPolicy"), 'dnsPolicy "None" needs spec.dnsConfig', "pod-spec")
     deadline = spec.get("activeDeadlineSeconds")
@@ -190,13 +215,16 @@ def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Is
             problem = DNS1123_LABEL.problem(value)
             if problem:
                 yield issue((*parts, name), f"{name} {show(value)} {problem}", "pod-spec")
-    yield from _node_affinity(
-        get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated
-    )
+    if "affinity" in spec:
+        yield from _node_affinity(
+            get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated
+        )
     context = spec.get("securityContext")
     if isinstance(context, dict):
         for name in ("runAsUser", "runAsGroup", "fsGroup"):
-            yield from _id_range(context, name, (*parts, "securityContext"), "pod securityContext")
+            value = context.get(name)
+            if type(value) is int and not 0 <= value <= MAX_INT32:
+                yield from _id_range(context, name, (*parts, "securityContext"), "pod securityContext")
     constraints = spec.get("topologySpreadConstraints")
     if isinstance(constraints, list):
         for index, constraint in enumerate(constraints):
@@ -219,75 +247,112 @@ def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Is
 def _container(
     container: dict[str, Any], parts: Parts, templated: bool, host_network: bool
 ) -> Iterator[Issue]:
-    """``validateContainerCommon``: image, pull policy, ports, env, security context, probes."""
-    label = _label(container, templated)
+    """``validateContainerCommon``: image, pull policy, ports, env, security context, probes.
+    Cheap when nothing is wrong: messages (and the container's label) are built only for issues."""
     image = container.get("image")
     if image is None or image == "":
-        yield issue(parts, f"{label} has no image", "image-required")
+        yield issue(parts, f"{_label(container, templated)} has no image", "image-required")
     elif isinstance(image, str) and image.strip() != image:
         yield issue(
             (*parts, "image"),
-            f"{label} image {show(image)} has leading or trailing whitespace",
+            f"{_label(container, templated)} image {show(image)} has leading or trailing whitespace",
             "image-required",
         )
-    yield from enum(
-        container, "imagePullPolicy", PULL_POLICIES, parts, f"{label} imagePullPolicy", "enum", templated
-    )
-    yield from enum(
-        container,
-        "terminationMessagePolicy",
-        TERMINATION_MESSAGE_POLICIES,
-        parts,
-        f"{label} terminationMessagePolicy",
-        "enum",
-        templated,
-    )
+    for name, allowed in (
+        ("imagePullPolicy", PULL_POLICIES),
+        ("terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES),
+    ):
+        if _off(container, name, allowed):
+            label = _label(container, templated)
+            yield from enum(container, name, allowed, parts, f"{label} {name}", "enum", templated)
     ports = container.get("ports")
     if isinstance(ports, list):
         for index, port in enumerate(ports):
-            if isinstance(port, dict):
+            if not isinstance(port, dict):
+                continue
+            if _off(port, "protocol", PROTOCOLS):
+                label = _label(container, templated)
                 port_parts = (*parts, "ports", index)
                 yield from enum(
                     port, "protocol", PROTOCOLS, port_parts, f"{label} port protocol", "enum", templated
                 )
+            if host_network:
                 host, number = port.get("hostPort"), port.get("containerPort")
-                if host_network and is_int(host) and host != 0 and is_int(number) and host != number:
+                if is_int(host) and host != 0 and is_int(number) and host != number:
                     yield issue(
-                        (*port_parts, "hostPort"),
-                        f"{label} hostPort {host} must equal containerPort {number} when hostNetwork is true",
+                        (*parts, "ports", index, "hostPort"),
+                        f"{_label(container, templated)} hostPort {host} must equal containerPort {number} "
+                        "when hostNetwork is true",
                         "pod-spec",
                     )
-    yield from _env(container.get("env"), (*parts, "env"), label, templated)
-    yield from _env_from(container.get("envFrom"), (*parts, "envFrom"), label)
+    env = container.get("env")
+    if env:
+        yield from _env(env, (*parts, "env"), _label(container, templated), templated)
+    env_from = container.get("envFrom")
+    if env_from:
+        yield from _env_from(env_from, (*parts, "envFrom"), _label(container, templated))
     context = container.get("securityContext")
     if isinstance(context, dict):
-        context_parts = (*parts, "securityContext")
-        for name in ("runAsUser", "runAsGroup"):
-            yield from _id_range(context, name, context_parts, f"{label} securityContext")
-        if context.get("privileged") is True and context.get("allowPrivilegeEscalation") is False:
-            yield issue(
-                (*context_parts, "allowPrivilegeEscalation"),
-                f"{label} securityContext sets privileged: true and allowPrivilegeEscalation: false, "
-                "which contradict each other",
-                "security-context",
-            )
+        yield from _container_security(context, (*parts, "securityContext"), container, templated)
     for probe_name in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = container.get(probe_name)
-        if isinstance(probe, dict):
-            yield from _probe(probe, probe_name, (*parts, probe_name), label)
+        if isinstance(probe, dict) and _probe_suspect(probe, probe_name):
+            yield from _probe(probe, probe_name, (*parts, probe_name), _label(container, templated))
     lifecycle = container.get("lifecycle")
     if isinstance(lifecycle, dict):
         for hook in ("postStart", "preStop"):
             handler = lifecycle.get(hook)
-            if isinstance(handler, dict):
-                yield from _handler(
-                    handler, LIFECYCLE_HANDLERS, (*parts, "lifecycle", hook), f"{label} {hook} hook"
-                )
+            if isinstance(handler, dict) and _handler_count(handler, LIFECYCLE_HANDLERS) != 1:
+                what = f"{_label(container, templated)} {hook} hook"
+                yield from _handler(handler, LIFECYCLE_HANDLERS, (*parts, "lifecycle", hook), what)
     mounts = container.get("volumeMounts")
     if isinstance(mounts, list):
         for index, mount in enumerate(mounts):
-            if isinstance(mount, dict):
-                yield from _mount(mount, (*parts, "volumeMounts", index), label, templated)
+            if isinstance(mount, dict) and (
+                "subPath" in mount or _off(mount, "mountPropagation", MOUNT_PROPAGATIONS)
+            ):
+                yield from _mount(
+                    mount, (*parts, "volumeMounts", index), _label(container, templated), templated
+                )
+
+
+def _off(node: dict[str, Any], name: str, allowed: frozenset[str]) -> bool:
+    """Whether ``node[name]`` is a string outside ``allowed`` (the fast test before :func:`enum`)."""
+    value = node.get(name)
+    return isinstance(value, str) and value not in allowed
+
+
+def _container_security(
+    context: dict[str, Any], parts: Parts, container: dict[str, Any], templated: bool
+) -> Iterator[Issue]:
+    """``ValidateSecurityContext``: user and group ids, privileged vs allowPrivilegeEscalation."""
+    for name in ("runAsUser", "runAsGroup"):
+        value = context.get(name)
+        if is_int(value) and not 0 <= value <= MAX_INT32:
+            yield from _id_range(context, name, parts, f"{_label(container, templated)} securityContext")
+    if context.get("privileged") is True and context.get("allowPrivilegeEscalation") is False:
+        yield issue(
+            (*parts, "allowPrivilegeEscalation"),
+            f"{_label(container, templated)} securityContext sets privileged: true and "
+            "allowPrivilegeEscalation: false, which contradict each other",
+            "security-context",
+        )
+
+
+def _probe_suspect(probe: dict[str, Any], name: str) -> bool:
+    """Whether :func:`_probe` could find anything: not exactly one handler, a negative timing (the
+    only integers at a probe's top level), or a liveness/startup successThreshold other than 1."""
+    handlers = _PROBE_HANDLER_SET.intersection(probe)
+    if len(handlers) != 1 or probe[next(iter(handlers))] is None:
+        return True
+    for value in probe.values():
+        if type(value) is int and value < 0:
+            return True
+    return name != "readinessProbe" and probe.get("successThreshold", 1) != 1
+
+
+def _handler_count(node: dict[str, Any], handlers: tuple[str, ...]) -> int:
+    return sum(1 for key in handlers if node.get(key) is not None)
 
 
 def _label(container: dict[str, Any], templated: bool) -> str:
@@ -308,14 +373,13 @@ def _env(env: Any, parts: Parts, label: str, templated: bool) -> Iterator[Issue]
             continue
         item = (*parts, index)
         name = var.get("name")
-        shown = show(name) if isinstance(name, str) else "?"
-        if isinstance(name, str) and not placeholder(name, templated):
+        if isinstance(name, str) and not (templated and placeholder(name, templated)):
             if not name:
                 yield issue((*item, "name"), f"{label} env[{index}] has no name", "env")
-            elif "=" in name or any(not " " <= ch <= "~" for ch in name):
+            elif _ENV_NAME_BAD.search(name):
                 yield issue(
                     (*item, "name"),
-                    f"{label} env name {shown} must consist of printable ASCII characters other than '='",
+                    f"{label} env name {_shown(name)} must consist of printable ASCII characters other than '='",
                     "env",
                 )
         source = var.get("valueFrom")
@@ -325,22 +389,26 @@ def _env(env: Any, parts: Parts, label: str, templated: bool) -> Iterator[Issue]
         if isinstance(value, str) and value:
             yield issue(
                 (*item, "valueFrom"),
-                f"{label} env {shown} sets both value and valueFrom; use one",
+                f"{label} env {_shown(name)} sets both value and valueFrom; use one",
                 "env",
             )
-        present = [key for key in ENV_SOURCES if source.get(key) is not None]
+        present = [key for key, value in source.items() if key in _ENV_SOURCE_SET and value is not None]
         if not present:
             yield issue(
                 (*item, "valueFrom"),
-                f"{label} env {shown} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
+                f"{label} env {_shown(name)} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
                 "env",
             )
         elif len(present) > 1:
             yield issue(
                 (*item, "valueFrom"),
-                f"{label} env {shown} valueFrom sets {len(present)} sources ({', '.join(present)}); only one is allowed",
+                f"{label} env {_shown(name)} valueFrom sets {len(present)} sources ({', '.join(present)}); only one is allowed",
                 "env",
             )
+
+
+def _shown(name: Any) -> str:
+    return show(name) if isinstance(name, str) else "?"
 
 
 def _env_from(env_from: Any, parts: Parts, label: str) -> Iterator[Issue]:
@@ -425,42 +493,41 @@ def _volumes(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
         if not isinstance(volume, dict):
             continue
         item = (*parts, index)
-        name = volume.get("name")
-        label = f"volume {show(name)}" if isinstance(name, str) else f"volumes[{index}]"
-        present = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+        present = [key for key, value in volume.items() if key in _SOURCE_SET and value is not None]
         if len(present) > 1:
             yield issue(
                 (*item, present[1]),
-                f"{label} has {len(present)} sources ({', '.join(present)}); a volume has exactly one",
+                f"{_volume_label(volume, index)} has {len(present)} sources ({', '.join(present)}); "
+                "a volume has exactly one",
                 "volume-source",
             )
-        claim = volume.get("persistentVolumeClaim")
-        if isinstance(claim, dict) and claim.get("claimName") in (None, ""):
-            yield issue(
-                (*item, "persistentVolumeClaim"),
-                f"{label} persistentVolumeClaim has no claimName",
-                "volume-source",
-            )
-        host_path = volume.get("hostPath")
-        if isinstance(host_path, dict):
-            yield from enum(
-                host_path,
-                "type",
-                HOST_PATH_TYPES,
-                (*item, "hostPath"),
-                f"{label} hostPath type",
-                "enum",
-                templated,
-            )
-        for source in ("configMap", "secret", "downwardAPI", "projected"):
-            node = volume.get(source)
-            mode = node.get("defaultMode") if isinstance(node, dict) else None
-            if is_int(mode) and not 0 <= mode <= _MODE_MAX:
+        for source in present:
+            node = volume[source]
+            if not isinstance(node, dict):
+                continue
+            if source == "persistentVolumeClaim" and node.get("claimName") in (None, ""):
                 yield issue(
-                    (*item, source, "defaultMode"),
-                    f"{label} {source} defaultMode {mode} is not between 0 and 0777 (octal; 511 decimal)",
+                    (*item, source),
+                    f"{_volume_label(volume, index)} persistentVolumeClaim has no claimName",
                     "volume-source",
                 )
+            elif source == "hostPath" and _off(node, "type", HOST_PATH_TYPES):
+                what = f"{_volume_label(volume, index)} hostPath type"
+                yield from enum(node, "type", HOST_PATH_TYPES, (*item, source), what, "enum", templated)
+            elif source in _MODE_SOURCES:
+                mode = node.get("defaultMode")
+                if is_int(mode) and not 0 <= mode <= _MODE_MAX:
+                    yield issue(
+                        (*item, source, "defaultMode"),
+                        f"{_volume_label(volume, index)} {source} defaultMode {mode} is not between 0 and "
+                        "0777 (octal; 511 decimal)",
+                        "volume-source",
+                    )
+
+
+def _volume_label(volume: dict[str, Any], index: int) -> str:
+    name = volume.get("name")
+    return f"volume {show(name)}" if isinstance(name, str) else f"volumes[{index}]"
 
 
 def _tolerations(tolerations: Any, parts: Parts, templated: bool) -> Iterator[Issue]:

@@ -36,7 +36,7 @@ from typing import Any, Final
 from trainops.findings import Issue
 from trainops.kinds import GroupKind, Parts, group_of
 from trainops.naming import DNS1123_SUBDOMAIN
-from trainops.quantity import QuantityError, parse_quantity
+from trainops.validate.checks.api_server import quantity_value
 from trainops.validate.checks.go_helpers import (
     choices,
     cidr_problem,
@@ -89,7 +89,9 @@ def check(context: DocumentContext) -> Iterator[Issue]:
         yield from secret(data)
 
 
-CHECK = family(check)
+#: Kinds this family checks.
+KINDS: Final = frozenset({"Service", "PersistentVolumeClaim", "StatefulSet", "ConfigMap", "Secret"})
+CHECK = family(check, KINDS)
 
 
 def service_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
@@ -192,10 +194,7 @@ def pvc_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
     if storage is None:
         yield issue(parts, "a PersistentVolumeClaim needs spec.resources.requests.storage", "pvc")
     elif isinstance(storage, str | int | float) and not isinstance(storage, bool):
-        try:
-            value = parse_quantity(storage).value
-        except QuantityError:
-            value = None  # the api-server quantity check or the schema reports it
+        value = quantity_value(storage)  # None when not a quantity: the schema reports it
         if value is not None and value <= 0:
             yield issue(
                 (*parts, "resources", "requests", "storage"),
@@ -225,7 +224,10 @@ def config_map(data: dict[str, Any]) -> Iterator[Issue]:
                         (field_name, key), f"key {show(key)} is in both data and binaryData", "config-key"
                     )
             if isinstance(value, str):
-                total += _decoded_size(value) if field_name == "binaryData" else len(value.encode())
+                if field_name == "binaryData":
+                    total += _decoded_size(value)
+                else:
+                    total += len(value) if value.isascii() else len(value.encode())
     if total > MAX_SIZE:
         yield issue(
             (), f"ConfigMap data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size"

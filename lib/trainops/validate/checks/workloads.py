@@ -73,7 +73,12 @@ def check(context: DocumentContext) -> Iterator[Issue]:
                 yield from _object(nested, parts, templated=True)
 
 
-CHECK = family(check)
+#: Kinds this family checks (embedded Katib trial objects are reached through their owner).
+KINDS: Final = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "DaemonSet", "Job", "CronJob"}
+    | {kind for _, kind in EMBEDDED_OBJECTS}
+)
+CHECK = family(check, KINDS)
 
 
 def _object(obj: dict[str, Any], base: Parts, *, templated: bool) -> Iterator[Issue]:
