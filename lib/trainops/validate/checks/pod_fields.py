@@ -258,23 +258,32 @@ def _container(
             f"{_label(container, templated)} image {show(image)} has leading or trailing whitespace",
             "image-required",
         )
-    for name, allowed in (
-        ("imagePullPolicy", PULL_POLICIES),
-        ("terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES),
-    ):
-        if _off(container, name, allowed):
-            label = _label(container, templated)
-            yield from enum(container, name, allowed, parts, f"{label} {name}", "enum", templated)
+    pull = container.get("imagePullPolicy")
+    if pull is not None and pull not in PULL_POLICIES:
+        what = f"{_label(container, templated)} imagePullPolicy"
+        yield from enum(container, "imagePullPolicy", PULL_POLICIES, parts, what, "enum", templated)
+    message_policy = container.get("terminationMessagePolicy")
+    if message_policy is not None and message_policy not in TERMINATION_MESSAGE_POLICIES:
+        what = f"{_label(container, templated)} terminationMessagePolicy"
+        yield from enum(
+            container,
+            "terminationMessagePolicy",
+            TERMINATION_MESSAGE_POLICIES,
+            parts,
+            what,
+            "enum",
+            templated,
+        )
     ports = container.get("ports")
-    if isinstance(ports, list):
+    if type(ports) is list:
         for index, port in enumerate(ports):
-            if not isinstance(port, dict):
+            if type(port) is not dict:
                 continue
-            if _off(port, "protocol", PROTOCOLS):
-                label = _label(container, templated)
-                port_parts = (*parts, "ports", index)
+            protocol = port.get("protocol")
+            if protocol is not None and protocol not in PROTOCOLS:
+                what = f"{_label(container, templated)} port protocol"
                 yield from enum(
-                    port, "protocol", PROTOCOLS, port_parts, f"{label} port protocol", "enum", templated
+                    port, "protocol", PROTOCOLS, (*parts, "ports", index), what, "enum", templated
                 )
             if host_network:
                 host, number = port.get("hostPort"), port.get("containerPort")
@@ -287,7 +296,7 @@ def _container(
                     )
     env = container.get("env")
     if env:
-        yield from _env(env, (*parts, "env"), _label(container, templated), templated)
+        yield from _env(env, (*parts, "env"), container, templated)
     env_from = container.get("envFrom")
     if env_from:
         yield from _env_from(env_from, (*parts, "envFrom"), _label(container, templated))
@@ -364,47 +373,64 @@ def _label(container: dict[str, Any], templated: bool) -> str:
     )
 
 
-def _env(env: Any, parts: Parts, label: str, templated: bool) -> Iterator[Issue]:
-    """``validateEnv`` and ``validateEnvVarValueFrom``."""
+def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool) -> Iterator[Issue]:
+    """``validateEnv`` and ``validateEnvVarValueFrom``: a fast test per variable, the full check
+    (:func:`_env_var`) only for a suspect one."""
     if not isinstance(env, list):
         return
     for index, var in enumerate(env):
-        if not isinstance(var, dict):
+        if type(var) is not dict:
             continue
-        item = (*parts, index)
         name = var.get("name")
-        if isinstance(name, str) and not (templated and placeholder(name, templated)):
-            if not name:
-                yield issue((*item, "name"), f"{label} env[{index}] has no name", "env")
-            elif _ENV_NAME_BAD.search(name):
-                yield issue(
-                    (*item, "name"),
-                    f"{label} env name {_shown(name)} must consist of printable ASCII characters other than '='",
-                    "env",
-                )
-        source = var.get("valueFrom")
-        if not isinstance(source, dict):
+        if type(name) is str and (not name or _ENV_NAME_BAD.search(name) is not None):
+            yield from _env_var(var, (*parts, index), index, _label(container, templated), templated)
             continue
-        value = var.get("value")
-        if isinstance(value, str) and value:
+        source = var.get("valueFrom")
+        if source is None:
+            continue
+        if type(source) is dict and len(source) == 1 and not var.get("value"):
+            key, value = next(iter(source.items()))
+            if key in _ENV_SOURCE_SET and value is not None:
+                continue
+        yield from _env_var(var, (*parts, index), index, _label(container, templated), templated)
+
+
+def _env_var(var: dict[str, Any], item: Parts, index: int, label: str, templated: bool) -> Iterator[Issue]:
+    """One environment variable: its name, ``value`` xor ``valueFrom``, exactly one source."""
+    name = var.get("name")
+    if isinstance(name, str) and not (templated and placeholder(name, templated)):
+        if not name:
+            yield issue((*item, "name"), f"{label} env[{index}] has no name", "env")
+        elif _ENV_NAME_BAD.search(name):
             yield issue(
-                (*item, "valueFrom"),
-                f"{label} env {_shown(name)} sets both value and valueFrom; use one",
+                (*item, "name"),
+                f"{label} env name {_shown(name)} must consist of printable ASCII characters other than '='",
                 "env",
             )
-        present = [key for key, value in source.items() if key in _ENV_SOURCE_SET and value is not None]
-        if not present:
-            yield issue(
-                (*item, "valueFrom"),
-                f"{label} env {_shown(name)} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
-                "env",
-            )
-        elif len(present) > 1:
-            yield issue(
-                (*item, "valueFrom"),
-                f"{label} env {_shown(name)} valueFrom sets {len(present)} sources ({', '.join(present)}); only one is allowed",
-                "env",
-            )
+    source = var.get("valueFrom")
+    if not isinstance(source, dict):
+        return
+    value = var.get("value")
+    if isinstance(value, str) and value:
+        yield issue(
+            (*item, "valueFrom"),
+            f"{label} env {_shown(name)} sets both value and valueFrom; use one",
+            "env",
+        )
+    present = [key for key, value in source.items() if key in _ENV_SOURCE_SET and value is not None]
+    if not present:
+        yield issue(
+            (*item, "valueFrom"),
+            f"{label} env {_shown(name)} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
+            "env",
+        )
+    elif len(present) > 1:
+        yield issue(
+            (*item, "valueFrom"),
+            f"{label} env {_shown(name)} valueFrom sets {len(present)} sources ({', '.join(present)}); "
+            "only one is allowed",
+            "env",
+        )
 
 
 def _shown(name: Any) -> str:
