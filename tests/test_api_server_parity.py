@@ -2273,3 +2273,61 @@ def test_server_acceptance_raises_nothing(
 def test_case_ids_are_unique() -> None:
     ids = [c.id for c in REJECTED + NULLS_AND_VERSIONS] + [c[0] for c in ACCEPTED]
     assert len(ids) == len(set(ids))
+
+
+#: Values of unexpected (or edge) types where the API-server families look: they must not raise, and
+#: a path the schema family rejects is not reported again by them (a wrong type is reported once).
+ODD_VALUES: list[Any] = ["x", 5, True, [], {}, [None], [1, "a"], {"a": None}]
+ODD_PATHS: list[tuple[str, tuple[Step, ...]]] = [
+    ("pod", ("spec",)),
+    ("pod", ("spec", "containers")),
+    ("pod", C0),
+    ("pod", (*C0, "env")),
+    ("pod", (*C0, "securityContext")),
+    ("pod", (*C0, "livenessProbe")),
+    ("pod", ("spec", "volumes")),
+    ("pod", ("spec", "tolerations")),
+    ("pod", ("spec", "affinity")),
+    ("deployment", ("spec", "strategy")),
+    ("deployment", ("spec", "replicas")),
+    ("statefulset", ("spec", "updateStrategy")),
+    ("statefulset", ("spec", "volumeClaimTemplates")),
+    ("daemonset", ("spec", "updateStrategy")),
+    ("cronjob", ("spec", "schedule")),
+    ("cronjob", ("spec", "timeZone")),
+    ("cronjob", ("spec", "jobTemplate")),
+    ("service", ("spec", "ports")),
+    ("service", ("spec", "clusterIP")),
+    ("pvc", ("spec", "accessModes")),
+    ("pvc", ("spec", "resources")),
+    ("configmap", ("data",)),
+    ("secret", ("data",)),
+    ("hpa", ("spec", "metrics")),
+    ("hpa", ("spec", "behavior")),
+    ("pdb", ("spec", "maxUnavailable")),
+    ("quota", ("spec", "hard")),
+    ("quota", ("spec", "scopeSelector")),
+    ("limitrange", ("spec", "limits")),
+    ("networkpolicy", ("spec", "ingress")),
+    ("networkpolicy", ("spec", "ingress", 0, "from")),
+    ("ingress", ("spec", "rules")),
+    ("ingress", ("spec", "rules", 0, "http", "paths", 0, "backend")),
+    ("role", ("rules",)),
+    ("rolebinding", ("subjects",)),
+    ("rolebinding", ("roleRef",)),
+    ("priorityclass", ("value",)),
+]
+ODD = [(base, path, value) for base, path in ODD_PATHS for value in ODD_VALUES]
+
+
+@pytest.mark.parametrize(
+    ("base", "path", "value"),
+    ODD,
+    ids=[f"{b}-{'.'.join(map(str, p))}-{i % len(ODD_VALUES)}" for i, (b, p, _) in enumerate(ODD)],
+)
+def test_odd_shapes_do_not_raise(
+    registry: SchemaRegistry, base: str, path: tuple[Step, ...], value: Any
+) -> None:
+    errors = _errors(registry, _apply(_base(base), ((path, copy.deepcopy(value)),)))
+    schema_paths = {f.path for f in errors if f.rule == "schema"}
+    assert [f for f in errors if f.rule == "api-server" and f.path in schema_paths] == []
