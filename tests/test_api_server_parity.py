@@ -1960,6 +1960,97 @@ REJECTED: list[Case] = [
         "a ServiceAccount subject of a ClusterRoleBinding needs a namespace",
         "subjects[0].namespace: Required value",
     ),
+    # --- init containers, container restartPolicy, ephemeral volumes, Service extras (oracle) -------
+    Case(
+        "init-container-probe",
+        "deployment",
+        (
+            (
+                ("spec", "template", "spec", "initContainers"),
+                [
+                    {
+                        "name": "fetch-model",
+                        "image": "busybox",
+                        "command": ["sh", "-c", "true"],
+                        "readinessProbe": {"exec": {"command": ["true"]}},
+                    }
+                ],
+            ),
+        ),
+        "$.spec.template.spec.initContainers[0].readinessProbe",
+        "init-container",
+        'init container "fetch-model" sets readinessProbe, which only a sidecar (an init container with restartPolicy: Always) may',
+        "spec.template.spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+    ),
+    Case(
+        "init-container-lifecycle",
+        "pod",
+        (
+            (
+                ("spec", "initContainers"),
+                [
+                    {
+                        "name": "fetch-model",
+                        "image": "busybox",
+                        "command": ["sh", "-c", "true"],
+                        "lifecycle": {"preStop": {"exec": {"command": ["true"]}}},
+                    }
+                ],
+            ),
+        ),
+        "$.spec.initContainers[0].lifecycle",
+        "init-container",
+        'init container "fetch-model" sets lifecycle, which only a sidecar (an init container with restartPolicy: Always) may',
+        "spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always",
+    ),
+    Case(
+        "container-restart-policy",
+        "pod",
+        ((("spec", "containers", 0, "restartPolicy"), "Sometimes"),),
+        "$.spec.containers[0].restartPolicy",
+        "enum",
+        'container "cpu-demo-ctr" restartPolicy "Sometimes" is not one of "Always", "Never", "OnFailure"',
+        'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+    ),
+    Case(
+        "ephemeral-claim-template",
+        "pod",
+        (
+            (
+                ("spec", "volumes"),
+                [
+                    {
+                        "name": "scratch",
+                        "ephemeral": {
+                            "volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+                        },
+                    }
+                ],
+            ),
+        ),
+        "$.spec.volumes[0].ephemeral.volumeClaimTemplate.spec",
+        "pvc",
+        "a PersistentVolumeClaim needs at least one access mode (spec.accessModes)",
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes: Required value: at least 1 access mode is required",
+    ),
+    Case(
+        "service-load-balancer-class",
+        "service",
+        ((("spec", "loadBalancerClass"), "example.com/internal"),),
+        "$.spec.loadBalancerClass",
+        "service",
+        "loadBalancerClass may only be set on a LoadBalancer Service (this one is ClusterIP)",
+        "spec.loadBalancerClass: Forbidden: may only be used when `type` is 'LoadBalancer'",
+    ),
+    Case(
+        "service-external-name-syntax",
+        "service",
+        ((("spec", "type"), "ExternalName"), (("spec", "externalName"), "Bad_Name")),
+        "$.spec.externalName",
+        "service",
+        "spec.externalName \"Bad_Name\" is not a DNS-1123 subdomain (lower-case alphanumerics, '-' and '.', at most 253 characters)",
+        "spec.externalName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-",
+    ),
     # --- metadata (ValidateObjectMetaAccessor) ------------------------------------------------------
     Case(
         "no-metadata",
@@ -2181,6 +2272,25 @@ ACCEPTED: list[tuple[str, str, tuple[tuple[tuple[Step, ...], Any], ...], str]] =
         "limit",
     ),
     ("service-headless", "service", ((("spec", "clusterIP"), "None"),), "headless ClusterIP"),
+    (
+        "sidecar-probe",
+        "pod",
+        (
+            (
+                ("spec", "initContainers"),
+                [
+                    {
+                        "name": "proxy",
+                        "image": "envoyproxy/envoy:v1.31.0",
+                        "restartPolicy": "Always",
+                        "readinessProbe": {"tcpSocket": {"port": 9901}},
+                    }
+                ],
+            ),
+        ),
+        "a sidecar may have probes",
+    ),
+    ("container-restart-always", "pod", ((("spec", "containers", 0, "restartPolicy"), "Always"),), "allowed"),
     ("ingress-wildcard-host", "ingress", ((("spec", "rules", 0, "host"), "*.example.com"),), "wildcard"),
     (
         "hpa-average-value-with-utilization",

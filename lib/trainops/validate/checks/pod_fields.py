@@ -29,6 +29,9 @@ keyword                    check (Go function)
 ``volume-source``          exactly one volume source (``validateVolumeSource``: "may not specify more
                            than 1 volume type"), claimName set, ``defaultMode`` 0…0777
 ``mount-subpath``          subPath relative without '..' (``validateLocalDescendingPath``)
+``init-container``         probes and lifecycle hooks only on sidecar init containers
+                           (``validateInitContainers``); ephemeral volumes' claim templates are
+                           checked as PVCs (``validateEphemeralVolumeSource``)
 ``toleration``             Exists takes no value; an empty key needs Exists; tolerationSeconds
                            needs NoExecute (``validateTolerations``)
 ``pod-spec``               activeDeadlineSeconds ≥ 1 (``ValidatePodSpec``) and not in
@@ -63,6 +66,7 @@ from trainops.validate.checks.go_helpers import (
     placeholder,
     show,
 )
+from trainops.validate.checks.services_storage import pvc_spec
 from trainops.validate.context import DocumentContext
 
 PULL_POLICIES: Final = frozenset({"Always", "IfNotPresent", "Never"})
@@ -179,7 +183,10 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
         if isinstance(items, list):
             for index, container in enumerate(items):
                 if isinstance(container, dict):
-                    yield from _container(container, (*parts, group, index), templated, host_network)
+                    item = (*parts, group, index)
+                    yield from _container(container, item, templated, host_network)
+                    if group == "initContainers":
+                        yield from _init_container(container, item, templated)
     yield from _volumes(spec.get("volumes"), (*parts, "volumes"), templated)
     yield from _pod_level(spec, parts, site)
     yield from _tolerations(spec.get("tolerations"), (*parts, "tolerations"), templated)
@@ -262,6 +269,10 @@ def _container(
     if pull is not None and pull not in PULL_POLICIES:
         what = f"{_label(container, templated)} imagePullPolicy"
         yield from enum(container, "imagePullPolicy", PULL_POLICIES, parts, what, "enum", templated)
+    restart = container.get("restartPolicy")
+    if restart is not None and restart not in RESTART_POLICIES:
+        what = f"{_label(container, templated)} restartPolicy"
+        yield from enum(container, "restartPolicy", RESTART_POLICIES, parts, what, "enum", templated)
     message_policy = container.get("terminationMessagePolicy")
     if message_policy is not None and message_policy not in TERMINATION_MESSAGE_POLICIES:
         what = f"{_label(container, templated)} terminationMessagePolicy"
@@ -323,6 +334,21 @@ def _container(
                 yield from _mount(
                     mount, (*parts, "volumeMounts", index), _label(container, templated), templated
                 )
+
+
+def _init_container(container: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Issue]:
+    """``validateInitContainers``: probes and lifecycle hooks only on sidecars (``restartPolicy:
+    Always``)."""
+    if container.get("restartPolicy") == "Always":
+        return
+    for name in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+        if container.get(name) is not None:
+            yield issue(
+                (*parts, name),
+                f"init {_label(container, templated)} sets {name}, which only a sidecar (an init "
+                "container with restartPolicy: Always) may",
+                "init-container",
+            )
 
 
 def _off(node: dict[str, Any], name: str, allowed: frozenset[str]) -> bool:
@@ -540,6 +566,9 @@ def _volumes(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
             elif source == "hostPath" and _off(node, "type", HOST_PATH_TYPES):
                 what = f"{_volume_label(volume, index)} hostPath type"
                 yield from enum(node, "type", HOST_PATH_TYPES, (*item, source), what, "enum", templated)
+            elif source == "ephemeral":
+                template_spec = get(node, "volumeClaimTemplate", "spec")
+                yield from pvc_spec(template_spec, (*item, source, "volumeClaimTemplate", "spec"))
             elif source in _MODE_SOURCES:
                 mode = node.get("defaultMode")
                 if is_int(mode) and not 0 <= mode <= _MODE_MAX:

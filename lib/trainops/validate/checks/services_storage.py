@@ -105,8 +105,21 @@ def service_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
     ports = spec.get("ports")
     if (ports is None or ports == []) and not headless and kind != "ExternalName":
         yield issue((*parts, "ports"), f"a {kind} Service needs at least one port", "service")
-    if kind == "ExternalName" and spec.get("externalName") in (None, ""):
+    external_name = spec.get("externalName")
+    if kind == "ExternalName" and external_name in (None, ""):
         yield issue(parts, "an ExternalName Service needs spec.externalName", "service")
+    elif kind == "ExternalName" and isinstance(external_name, str):
+        problem = DNS1123_SUBDOMAIN.problem(external_name.removesuffix("."))
+        if problem:
+            yield issue(
+                (*parts, "externalName"), f"spec.externalName {show(external_name)} {problem}", "service"
+            )
+    if spec.get("loadBalancerClass") is not None and kind != "LoadBalancer":
+        yield issue(
+            (*parts, "loadBalancerClass"),
+            f"loadBalancerClass may only be set on a LoadBalancer Service (this one is {kind})",
+            "service",
+        )
     if isinstance(cluster_ip, str) and cluster_ip not in ("", "None"):
         problem = ip_problem(cluster_ip)
         if problem:
