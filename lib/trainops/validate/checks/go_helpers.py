@@ -56,6 +56,12 @@ def choices(allowed: Iterable[str]) -> str:
     return ", ".join(f'"{a}"' for a in sorted(allowed))
 
 
+def off(node: dict[str, Any], name: str, allowed: Collection[str]) -> bool:
+    """Whether ``node[name]`` is a string outside ``allowed`` (the fast test before :func:`enum`)."""
+    value = node.get(name)
+    return isinstance(value, str) and value not in allowed
+
+
 def enum(
     node: dict[str, Any],
     name: str,

@@ -3,7 +3,8 @@
 Mirrors ``ValidatePodSpec`` and what it calls in k8s.io/kubernetes ``pkg/apis/core/validation/
 validation.go`` (v1.36), for every pod template of :data:`trainops.kinds.POD_TEMPLATE_SITES` (found
 with :func:`trainops.kinds.pod_templates`; Katib trial templates included, ``${…}`` placeholders
-skipped). Keywords and the Go function each mirrors:
+skipped; volumes, tolerations and node affinity are in :mod:`.pod_volumes`). Keywords and the Go
+function each mirrors:
 
 =========================  ==========================================================================
 keyword                    check (Go function)
@@ -63,10 +64,11 @@ from trainops.validate.checks.go_helpers import (
     get,
     is_int,
     issue,
+    off,
     placeholder,
     show,
 )
-from trainops.validate.checks.services_storage import pvc_spec
+from trainops.validate.checks.pod_volumes import node_affinity_issues, toleration_issues, volume_issues
 from trainops.validate.context import DocumentContext
 
 PULL_POLICIES: Final = frozenset({"Always", "IfNotPresent", "Never"})
@@ -75,50 +77,9 @@ RESTART_POLICIES: Final = frozenset({"Always", "OnFailure", "Never"})
 DNS_POLICIES: Final = frozenset({"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"})
 TERMINATION_MESSAGE_POLICIES: Final = frozenset({"File", "FallbackToLogsOnError"})
 MOUNT_PROPAGATIONS: Final = frozenset({"Bidirectional", "HostToContainer", "None"})
-HOST_PATH_TYPES: Final = frozenset(
-    {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
-)
-NODE_SELECTOR_OPERATORS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
-TOLERATION_OPERATORS: Final = frozenset({"Equal", "Exists"})
-TAINT_EFFECTS: Final = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 UNSATISFIABLE: Final = frozenset({"DoNotSchedule", "ScheduleAnyway"})
-#: ``core.VolumeSource`` members (k8s.io/api ``core/v1/types.go``); a volume sets at most one.
-VOLUME_SOURCES: Final = (
-    "hostPath",
-    "emptyDir",
-    "gcePersistentDisk",
-    "awsElasticBlockStore",
-    "gitRepo",
-    "secret",
-    "nfs",
-    "iscsi",
-    "glusterfs",
-    "persistentVolumeClaim",
-    "rbd",
-    "flexVolume",
-    "cinder",
-    "cephfs",
-    "flocker",
-    "downwardAPI",
-    "fc",
-    "azureFile",
-    "configMap",
-    "vsphereVolume",
-    "quobyte",
-    "azureDisk",
-    "photonPersistentDisk",
-    "projected",
-    "portworxVolume",
-    "scaleIO",
-    "storageos",
-    "csi",
-    "ephemeral",
-    "image",
-)
-_SOURCE_SET: Final = frozenset(VOLUME_SOURCES)
 #: ``IsEnvVarName`` relaxed (``RelaxedEnvironmentVariableValidation``, GA in 1.34): printable ASCII, no '='.
 _ENV_NAME_BAD: Final = re.compile(r"[^ -~]|=")
-_MODE_SOURCES: Final = frozenset({"configMap", "secret", "downwardAPI", "projected"})
 #: ``core.EnvVarSource`` members; ``valueFrom`` sets exactly one.
 ENV_SOURCES: Final = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
 _ENV_SOURCE_SET: Final = frozenset(ENV_SOURCES)
@@ -134,7 +95,6 @@ _PROBE_TIMINGS: Final = (
     "failureThreshold",
     "terminationGracePeriodSeconds",
 )
-_MODE_MAX: Final = 0o777
 _POD_OWNERS: Final = frozenset({("", "Pod"), ("", "PodTemplate")})
 #: Pod-spec fields :func:`_pod_level` reads: a spec with none of them is skipped at once.
 _POD_LEVEL_FIELDS: Final = frozenset(
@@ -187,18 +147,18 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
                     yield from _container(container, item, templated, host_network)
                     if group == "initContainers":
                         yield from _init_container(container, item, templated)
-    yield from _volumes(spec.get("volumes"), (*parts, "volumes"), templated)
+    yield from volume_issues(spec.get("volumes"), (*parts, "volumes"), templated)
     yield from _pod_level(spec, parts, site)
-    yield from _tolerations(spec.get("tolerations"), (*parts, "tolerations"), templated)
+    yield from toleration_issues(spec.get("tolerations"), (*parts, "tolerations"), templated)
 
 
 def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Issue]:
     if _POD_LEVEL_FIELDS.isdisjoint(spec):
         return
     templated = site.templated
-    if site.owner in _POD_OWNERS and _off(spec, "restartPolicy", RESTART_POLICIES):
+    if site.owner in _POD_OWNERS and off(spec, "restartPolicy", RESTART_POLICIES):
         yield from enum(spec, "restartPolicy", RESTART_POLICIES, parts, "restartPolicy", "enum", templated)
-    if _off(spec, "dnsPolicy", DNS_POLICIES):
+    if off(spec, "dnsPolicy", DNS_POLICIES):
         yield from enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated)
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
         yield issue((*parts, "dnsPolicy"), 'dnsPolicy "None" needs spec.dnsConfig', "pod-spec")
@@ -223,7 +183,7 @@ def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Is
             if problem:
                 yield issue((*parts, name), f"{name} {show(value)} {problem}", "pod-spec")
     if "affinity" in spec:
-        yield from _node_affinity(
+        yield from node_affinity_issues(
             get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated
         )
     context = spec.get("securityContext")
@@ -329,7 +289,7 @@ def _container(
     if isinstance(mounts, list):
         for index, mount in enumerate(mounts):
             if isinstance(mount, dict) and (
-                "subPath" in mount or _off(mount, "mountPropagation", MOUNT_PROPAGATIONS)
+                "subPath" in mount or off(mount, "mountPropagation", MOUNT_PROPAGATIONS)
             ):
                 yield from _mount(
                     mount, (*parts, "volumeMounts", index), _label(container, templated), templated
@@ -349,12 +309,6 @@ def _init_container(container: dict[str, Any], parts: Parts, templated: bool) ->
                 "container with restartPolicy: Always) may",
                 "init-container",
             )
-
-
-def _off(node: dict[str, Any], name: str, allowed: frozenset[str]) -> bool:
-    """Whether ``node[name]`` is a string outside ``allowed`` (the fast test before :func:`enum`)."""
-    value = node.get(name)
-    return isinstance(value, str) and value not in allowed
 
 
 def _container_security(
@@ -534,120 +488,3 @@ def _mount(mount: dict[str, Any], parts: Parts, label: str, templated: bool) -> 
                 f"{label} subPath {show(sub_path)} must not contain '..'",
                 "mount-subpath",
             )
-
-
-def _volumes(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
-    """``validateVolumeSource``: at most one source (none means emptyDir), and per source
-    ``validatePersistentClaimVolumeSource``, ``validateHostPathType`` and the ``defaultMode`` range."""
-    if not isinstance(volumes, list):
-        return
-    for index, volume in enumerate(volumes):
-        if not isinstance(volume, dict):
-            continue
-        item = (*parts, index)
-        present = [key for key, value in volume.items() if key in _SOURCE_SET and value is not None]
-        if len(present) > 1:
-            yield issue(
-                (*item, present[1]),
-                f"{_volume_label(volume, index)} has {len(present)} sources ({', '.join(present)}); "
-                "a volume has exactly one",
-                "volume-source",
-            )
-        for source in present:
-            node = volume[source]
-            if not isinstance(node, dict):
-                continue
-            if source == "persistentVolumeClaim" and node.get("claimName") in (None, ""):
-                yield issue(
-                    (*item, source),
-                    f"{_volume_label(volume, index)} persistentVolumeClaim has no claimName",
-                    "volume-source",
-                )
-            elif source == "hostPath" and _off(node, "type", HOST_PATH_TYPES):
-                what = f"{_volume_label(volume, index)} hostPath type"
-                yield from enum(node, "type", HOST_PATH_TYPES, (*item, source), what, "enum", templated)
-            elif source == "ephemeral":
-                template_spec = get(node, "volumeClaimTemplate", "spec")
-                yield from pvc_spec(template_spec, (*item, source, "volumeClaimTemplate", "spec"))
-            elif source in _MODE_SOURCES:
-                mode = node.get("defaultMode")
-                if is_int(mode) and not 0 <= mode <= _MODE_MAX:
-                    yield issue(
-                        (*item, source, "defaultMode"),
-                        f"{_volume_label(volume, index)} {source} defaultMode {mode} is not between 0 and "
-                        "0777 (octal; 511 decimal)",
-                        "volume-source",
-                    )
-
-
-def _volume_label(volume: dict[str, Any], index: int) -> str:
-    name = volume.get("name")
-    return f"volume {show(name)}" if isinstance(name, str) else f"volumes[{index}]"
-
-
-def _tolerations(tolerations: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
-    """``validateTolerations``."""
-    if not isinstance(tolerations, list):
-        return
-    for index, toleration in enumerate(tolerations):
-        if not isinstance(toleration, dict):
-            continue
-        item = (*parts, index)
-        key, operator, value = toleration.get("key"), toleration.get("operator"), toleration.get("value")
-        yield from enum(
-            toleration, "operator", TOLERATION_OPERATORS, item, "toleration operator", "enum", templated
-        )
-        yield from enum(toleration, "effect", TAINT_EFFECTS, item, "toleration effect", "enum", templated)
-        if operator == "Exists" and isinstance(value, str) and value:
-            yield issue(
-                (*item, "operator"),
-                f"toleration with operator Exists has value {show(value)}; Exists matches any value, so value must be empty",
-                "toleration",
-            )
-        if key in (None, "") and operator != "Exists" and not placeholder(operator, templated):
-            yield issue(
-                (*item, "operator"),
-                f"toleration without a key must use operator Exists (got {show(operator or 'Equal')})",
-                "toleration",
-            )
-        effect = toleration.get("effect")
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            yield issue(
-                (*item, "effect"),
-                f"toleration with tolerationSeconds has effect {show(effect or '')}; tolerationSeconds needs "
-                "NoExecute",
-                "toleration",
-            )
-
-
-def _node_affinity(affinity: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
-    """``validateNodeAffinity`` → ``ValidateNodeSelectorRequirement``: operators of node selector
-    terms (required and preferred)."""
-    if not isinstance(affinity, dict):
-        return
-    required = get(affinity, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    terms: list[tuple[Any, Parts]] = []
-    if isinstance(required, list):
-        base = (*parts, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-        terms += [(term, (*base, index)) for index, term in enumerate(required)]
-    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
-    if isinstance(preferred, list):
-        base = (*parts, "preferredDuringSchedulingIgnoredDuringExecution")
-        terms += [
-            (get(item, "preference"), (*base, index, "preference")) for index, item in enumerate(preferred)
-        ]
-    for term, term_parts in terms:
-        expressions = get(term, "matchExpressions")
-        if not isinstance(expressions, list):
-            continue
-        for index, expression in enumerate(expressions):
-            if isinstance(expression, dict):
-                yield from enum(
-                    expression,
-                    "operator",
-                    NODE_SELECTOR_OPERATORS,
-                    (*term_parts, "matchExpressions", index),
-                    "node selector operator",
-                    "enum",
-                    templated,
-                )
