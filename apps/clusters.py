@@ -19,6 +19,7 @@ GPU_PROD = Cluster(
     rdma_resource="rdma/hca",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    prometheus_release="kube-prometheus-stack",
 )
 
 CLUSTERS: tuple[Cluster, ...] = (GPU_PROD,)

@@ -50,6 +50,22 @@ class Taint:
 
 
 @dataclass(frozen=True)
+class ExternalObject:
+    """An object the cluster has that trainops does not render (for policy cross-object rules).
+
+    Args:
+        kind: e.g. ``PersistentVolumeClaim``, ``Secret``, ``ConfigMap``, ``ServiceAccount``,
+            ``LocalQueue``, ``PriorityClass``, ``StorageClass``.
+        name: ``metadata.name``.
+        namespace: ``metadata.namespace``; ``None`` for cluster-scoped kinds.
+    """
+
+    kind: str
+    name: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
 class Cluster:
     """One target cluster.
 
@@ -65,6 +81,14 @@ class Cluster:
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
         argocd_server: Argo CD destination server URL. Default: in-cluster.
+        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
+            or ``None``. Default: ``None``.
+        kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
+        prometheus_release: value of the ``release`` label the cluster's Prometheus selects
+            monitors by, or ``None`` when it selects all. Default: ``None``.
+        protected: a production cluster (Argo CD revisions must be pinned). Default: ``False``.
+        external: objects that exist in the cluster without being rendered (PVCs, Secrets,
+            queues, ...), seen by cross-object policy rules. Default: none.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
@@ -79,6 +103,11 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
+    gang_scheduler: str | None = None
+    kueue_namespaces: tuple[str, ...] = ()
+    prometheus_release: str | None = None
+    protected: bool = False
+    external: tuple[ExternalObject, ...] = ()
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)

@@ -16,7 +16,12 @@ from functools import cached_property
 from pathlib import Path
 
 from trainops.cluster import Cluster
+from trainops.errors import UsageError
 from trainops.findings import Result
+from trainops.policy.config import load_config
+from trainops.policy.engine import PolicyRun, run_policies
+from trainops.policy.facts import Facts, load_facts
+from trainops.policy.pack import load_pack
 from trainops.project import declared_clusters, find_cluster
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
@@ -25,6 +30,7 @@ from trainops.validate.checks.cel import census
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import validate_files, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
+from trainops.yaml.load import Document, read_text, stream_text
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
 Progress = Callable[[int, int], None]
@@ -104,8 +110,10 @@ def check(
     *,
     workers: int = 1,
     progress: Progress | None = None,
+    policy: PolicyRun | None = None,
 ) -> Result:
-    """Validate ``inputs`` (file paths, or :class:`Text` s in memory) against ``target``.
+    """Validate ``inputs`` (file paths, or :class:`Text` s in memory) against ``target``, then run
+    ``policy`` over all of them at once when given (:func:`policy_check`).
 
     Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``; the findings are those of a serial run.
@@ -114,6 +122,20 @@ def check(
         UsageError: a file cannot be read or is not UTF-8.
         SchemaError: a cached schema is unreadable.
     """
+    result = _validate(target, inputs, options, workers=workers, progress=progress)
+    if policy is not None:
+        result.extend(policy_check(inputs, policy).findings)
+    return result
+
+
+def _validate(
+    target: Target,
+    inputs: Sequence[str] | Sequence[Text],
+    options: ValidateOptions | None,
+    *,
+    workers: int,
+    progress: Progress | None,
+) -> Result:
     options = options or ValidateOptions()
     registry = target.registry
     relax_gc()
@@ -128,6 +150,53 @@ def check(
     if workers > 1 and sum(os.path.getsize(f) for f in files) >= PARALLEL_BYTES:
         return validate_parallel(files, registry, options, workers=workers, progress=progress)
     return validate_files(files, registry, options)
+
+
+def policy_run(
+    *,
+    config: str | None = None,
+    cluster: str | None = None,
+    facts: str | None = None,
+    show_waived: bool = False,
+) -> PolicyRun:
+    """The rule pack, effective config and facts of a policy run.
+
+    Facts come from ``facts`` (a facts file), else ``cluster`` in ``apps/clusters.py``, else the
+    first declared cluster, else defaults (GPU resource names only).
+
+    Raises:
+        UsageError: both ``cluster`` and ``facts``; an unknown cluster; a bad config or facts file.
+    """
+    if cluster is not None and facts is not None:
+        raise UsageError("give --cluster or --facts, not both")
+    pack = load_pack()
+    if facts is not None:
+        found = load_facts(facts)
+    else:
+        clusters = declared_clusters()
+        if cluster is not None:
+            found = Facts.of_cluster(find_cluster(clusters, cluster))
+        else:
+            found = Facts.of_cluster(clusters[0]) if clusters else Facts()
+    return PolicyRun(pack, load_config(pack, config), found, show_waived)
+
+
+def policy_check(inputs: Sequence[str] | Sequence[Text], run: PolicyRun) -> Result:
+    """Run the policy rules over every document of ``inputs`` at once (cross-object rules see them all).
+
+    Raises:
+        UsageError: a file cannot be read.
+    """
+    texts = [(item.path, item.text) if isinstance(item, Text) else (item, read_text(item)) for item in inputs]
+    documents = [
+        item
+        for path, text in texts
+        for item in stream_text(text, path)
+        if isinstance(item, Document) and item.data is not None
+    ]
+    result = Result(files=len(texts), documents=len(documents))
+    result.extend(run_policies(documents, run))
+    return result
 
 
 def sync_schemas(

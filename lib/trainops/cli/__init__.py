@@ -14,7 +14,7 @@ import traceback
 import click
 
 from trainops import __version__
-from trainops.cli import ci, explain, schemas, synth, validate
+from trainops.cli import ci, explain, policy, schemas, synth, validate
 from trainops.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, EXIT_USAGE, TrainopsError
 
 
@@ -27,7 +27,7 @@ def cli(show_traceback: bool) -> None:
     """trainops: generate, validate and deliver ML training and serving manifests for Argo CD."""
 
 
-for _command in (synth.command, validate.command, ci.command, schemas.group, explain.command):
+for _command in (synth.command, validate.command, policy.group, ci.command, schemas.group, explain.command):
     cli.add_command(_command)
 
 

@@ -7,6 +7,8 @@ import sys
 import click
 
 from trainops import rules
+from trainops.policy import waivers  # noqa: F401  (registers the waiver rule)
+from trainops.policy.pack import load_pack
 from trainops.validate import engine  # noqa: F401  (registers the validation rules)
 
 
@@ -16,6 +18,8 @@ def run_explain(rule_id: str) -> int:
     Raises:
         UnknownRuleError: no rule has that ID (exit 2).
     """
+    if rule_id not in rules.RULES:
+        load_pack()  # registers the policy rules of the repository's pack
     sys.stdout.write(rules.explain(rules.get(rule_id)))
     return 0
 

@@ -1,0 +1,41 @@
+"""The repository's policy rule pack: one module per rule (yamllint shape), listed explicitly.
+
+``trainops policy list`` shows them; ``policies/README.md`` is generated from their docstrings.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from policies import (
+    allowed_registries,
+    drop_capabilities,
+    exposed_service,
+    image_pinned,
+    no_host_namespaces,
+    no_host_path,
+    no_privilege_escalation,
+    no_privileged,
+    no_secret_literals,
+    read_only_root_fs,
+    run_as_non_root,
+    seccomp_profile,
+    service_account,
+)
+
+#: Every rule module of the pack, explicitly (no import-time scanning).
+RULES: tuple[ModuleType, ...] = (
+    no_privileged,
+    no_host_namespaces,
+    no_host_path,
+    no_privilege_escalation,
+    run_as_non_root,
+    drop_capabilities,
+    seccomp_profile,
+    allowed_registries,
+    image_pinned,
+    no_secret_literals,
+    service_account,
+    read_only_root_fs,
+    exposed_service,
+)
