@@ -12,15 +12,20 @@ from policies import (
     drop_capabilities,
     exposed_service,
     image_pinned,
+    memory_limits,
     no_host_namespaces,
     no_host_path,
     no_privilege_escalation,
     no_privileged,
     no_secret_literals,
+    pvc_storage,
     read_only_root_fs,
+    resource_caps,
+    resource_requests,
     run_as_non_root,
     seccomp_profile,
     service_account,
+    valid_quantities,
 )
 
 #: Every rule module of the pack, explicitly (no import-time scanning).
@@ -38,4 +43,9 @@ RULES: tuple[ModuleType, ...] = (
     service_account,
     read_only_root_fs,
     exposed_service,
+    resource_requests,
+    memory_limits,
+    valid_quantities,
+    resource_caps,
+    pvc_storage,
 )

@@ -45,6 +45,7 @@ spec:
       allowPrivilegeEscalation: false
       readOnlyRootFilesystem: true
       capabilities: {{drop: [ALL]}}
+    resources: {{limits: {{cpu: "1", memory: 1Gi}}}}
 """
 
 

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
-from trainops.kinds import EMBEDDED_OBJECTS, POD_SPEC_SITES, POD_TEMPLATE_SITES, GroupKind, Parts, PodSite
+from trainops.kinds import (
+    EMBEDDED_OBJECTS,
+    POD_SPEC_SITES,
+    POD_TEMPLATE_SITES,
+    TRAINING_JOBS,
+    GroupKind,
+    Parts,
+    PodSite,
+)
 from trainops.kinds import pod_templates as _pod_templates
 from trainops.quantity import QuantityError, parse_quantity
 
@@ -20,6 +28,11 @@ from trainops.quantity import QuantityError, parse_quantity
 POD_KINDS: Final[frozenset[GroupKind]] = (
     frozenset(POD_TEMPLATE_SITES) | frozenset(POD_SPEC_SITES) | frozenset(EMBEDDED_OBJECTS)
 )
+#: Owners of training pods: training jobs and Trainer runtimes (Katib trial pods are ``templated``).
+TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
+    ("trainer.kubeflow.org", "TrainingRuntime"),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+}
 #: Container lists of a pod spec, in the order rules report them.
 CONTAINER_FIELDS: Final = ("initContainers", "containers", "ephemeralContainers")
 
@@ -58,6 +71,11 @@ class Container:
     def get(self, *keys: str) -> Any:
         """The value at ``keys`` below the container, ``None`` when absent or not a mapping on the way."""
         return dig(self.spec, *keys)
+
+
+def is_training(site: PodSite) -> bool:
+    """Whether a pod spec belongs to a training (job, runtime or Katib trial)."""
+    return site.owner in TRAINING_OWNERS or site.templated
 
 
 def pod_templates(obj: dict[str, Any]) -> list[PodSite]:
