@@ -16,6 +16,7 @@ from trainops.kinds import (
     EMBEDDED_OBJECTS,
     POD_SPEC_SITES,
     POD_TEMPLATE_SITES,
+    REPLICA_SPECS_FIELD,
     TRAINING_JOBS,
     GroupKind,
     Parts,
@@ -171,3 +172,90 @@ def show(value: Any) -> str:
     if value is None:
         return "null"
     return str(value)
+
+
+#: The container name each Kubeflow v1 operator treats as the training container (kubeflow/trainer
+#: v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``: ``PyTorchJobDefaultContainerName`` and siblings;
+#: mpi-operator v2beta1 uses the first container, v1 ``mpi``).
+TRAINING_CONTAINER: Final[dict[str, str]] = {
+    "PyTorchJob": "pytorch",
+    "TFJob": "tensorflow",
+    "XGBoostJob": "xgboost",
+    "PaddleJob": "paddle",
+    "JAXJob": "jax",
+    "MPIJob": "mpi",
+}
+
+
+@dataclass(frozen=True)
+class Replica:
+    """One replica spec of a Kubeflow v1 job.
+
+    Args:
+        type: the replica type, e.g. ``Worker``.
+        spec: the replica spec mapping (``replicas``, ``restartPolicy``, ``template``).
+        parts: path of the replica spec.
+    """
+
+    type: str
+    spec: dict[str, Any]
+    parts: Parts
+
+    @property
+    def replicas(self) -> int:
+        """``replicas`` (the operators default an unset count to 1)."""
+        value = self.spec.get("replicas", 1)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+    @property
+    def pod(self) -> dict[str, Any]:
+        """The pod spec of the template (``{}`` when missing)."""
+        spec = dig(self.spec, "template", "spec")
+        return spec if isinstance(spec, dict) else {}
+
+
+def replicas_of(obj: dict[str, Any]) -> list[Replica]:
+    """The replica specs of a Kubeflow v1 job (``[]`` for other kinds or a malformed field)."""
+    kind = obj.get("kind")
+    field_name = REPLICA_SPECS_FIELD.get(kind) if isinstance(kind, str) else None
+    specs = dig(obj, "spec", field_name) if field_name else None
+    if not isinstance(specs, dict):
+        return []
+    return [
+        Replica(str(name), spec, ("spec", str(field_name), str(name)))
+        for name, spec in specs.items()
+        if isinstance(spec, dict)
+    ]
+
+
+def main_container(pod: dict[str, Any], kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The training container of a replica's pod: the one named as the operator expects, else the first."""
+    items = pod.get("containers")
+    if not isinstance(items, list):
+        return None
+    indexed = [(i, c) for i, c in enumerate(items) if isinstance(c, dict)]
+    expected = TRAINING_CONTAINER.get(kind)
+    for index, container in indexed:
+        if container.get("name") == expected:
+            return index, container
+    return indexed[0] if indexed else None
+
+
+def tolerates(tolerations: Any, key: str, effect: str, value: str | None) -> bool:
+    """Whether ``tolerations`` tolerate a taint (``ToleratesTaint`` of k8s.io/api core/v1
+    ``toleration.go``: empty key with Exists tolerates everything; empty effect matches all effects)."""
+    for item in tolerations if isinstance(tolerations, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("effect") not in (None, "", effect):
+            continue
+        operator = item.get("operator") or "Equal"
+        if not item.get("key"):
+            if operator == "Exists":
+                return True
+            continue
+        if item.get("key") != key:
+            continue
+        if operator == "Exists" or (operator == "Equal" and (item.get("value") or "") == (value or "")):
+            return True
+    return False
