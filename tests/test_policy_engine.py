@@ -12,7 +12,7 @@ import pytest
 
 from trainops.cluster import Cluster, ExternalObject
 from trainops.errors import UsageError
-from trainops.policy.config import load_config
+from trainops.policy.config import PolicyConfig, RuleConfig, load_config
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
 from trainops.policy.images import normalise
@@ -59,10 +59,12 @@ def _documents(text: str, path: str = "pod.yaml") -> list[Document]:
     return [d for d in stream_text(text, path) if isinstance(d, Document)]
 
 
+#: Only no-privileged, so that a test pod shows one rule's findings (and waivers of it).
+ONLY_PRIVILEGED = PolicyConfig({"no-privileged": RuleConfig("error", {})})
+
+
 def _run(text: str, *, show_waived: bool = False, facts: Facts | None = None) -> list[tuple[Any, ...]]:
-    run = PolicyRun(
-        PACK, load_config(PACK, REPO / "policies" / "default.yaml"), facts or Facts(), show_waived
-    )
+    run = PolicyRun(PACK, ONLY_PRIVILEGED, facts or Facts(), show_waived)
     return [(f.rule, f.level, f.line, f.path, f.message) for f in run_policies(_documents(text), run)]
 
 
@@ -146,7 +148,7 @@ def test_config_extends_loop(tmp_path: Path) -> None:
 
 
 def test_finding_carries_file_line_object_and_remediation() -> None:
-    run = PolicyRun(PACK, load_config(PACK, REPO / "policies" / "default.yaml"), Facts())
+    run = PolicyRun(PACK, ONLY_PRIVILEGED, Facts())
     [finding] = run_policies(_documents(PRIVILEGED_POD.format(annotations="{}")), run)
     assert (finding.file, finding.line, finding.kind, finding.name, finding.namespace) == (
         "pod.yaml",
@@ -345,6 +347,10 @@ def test_image_references_are_normalised(image: str, name: str, tag: str | None,
 # --- commands --------------------------------------------------------------------------------------
 
 
+def _only_privileged(tmp_path: Path) -> str:
+    return str(_config(tmp_path, "rules: {no-privileged: enable}\n"))
+
+
 def _pod_file(tmp_path: Path, annotations: str = "{}") -> Path:
     path = tmp_path / "pod.yaml"
     path.write_text(PRIVILEGED_POD.format(annotations=annotations), encoding="utf-8")
@@ -353,7 +359,7 @@ def _pod_file(tmp_path: Path, annotations: str = "{}") -> Path:
 
 def test_policy_check_reports_and_fails(cli: Any, tmp_path: Path) -> None:
     path = _pod_file(tmp_path)
-    run = cli("policy", "check", str(path), "--format", "text")
+    run = cli("policy", "check", str(path), "--format", "text", "--config", _only_privileged(tmp_path))
     assert run.code == 1
     assert run.out.splitlines() == [
         f'{path}:14: Pod/debug $.spec.containers[0].securityContext.privileged: container "main" runs privileged [no-privileged]',
@@ -363,7 +369,16 @@ def test_policy_check_reports_and_fails(cli: Any, tmp_path: Path) -> None:
 
 def test_policy_check_json_and_show_waived(cli: Any, tmp_path: Path) -> None:
     path = _pod_file(tmp_path, '{trainops.dev/waive-no-privileged: "debug image"}')
-    run = cli("policy", "check", str(path), "--format", "json", "--show-waived")
+    run = cli(
+        "policy",
+        "check",
+        str(path),
+        "--format",
+        "json",
+        "--show-waived",
+        "--config",
+        _only_privileged(tmp_path),
+    )
     assert run.code == 0
     [finding] = json.loads(run.out)["findings"]
     assert (finding["rule"], finding["level"], finding["line"]) == ("no-privileged", "info", 14)
