@@ -120,3 +120,12 @@ def all_pods(objects: Sequence[dict[str, Any]]) -> Iterator[Pods]:
                 yield Pods(
                     index, obj, site, pod_labels(obj, site), namespace if isinstance(namespace, str) else None
                 )
+
+
+def service_pods(service: dict[str, Any], pods: Sequence[Pods]) -> list[Pods]:
+    """The pod templates a Service selects (same namespace, equality selector; none without one)."""
+    selector = service.get("spec", {}).get("selector") if isinstance(service.get("spec"), dict) else None
+    namespace = metadata_of(service).get("namespace")
+    if not isinstance(selector, dict) or not selector:
+        return []
+    return [p for p in pods if p.namespace == namespace and matches_map(selector, p.labels, ANY_VALUE_LABELS)]
