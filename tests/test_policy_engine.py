@@ -456,3 +456,23 @@ def test_bundled_apps_have_zero_findings_under_the_default_config() -> None:
         findings = run_policies(documents, PolicyRun(PACK, config, Facts.of_cluster(cluster)))
         found += [f"{f.file} {f.path} [{f.rule}]" for f in findings]
     assert sorted(found) == sorted(KNOWN_GAPS)
+
+
+def test_pipeline_check_runs_policies_after_validation(schema_cache: Path) -> None:
+    from trainops.pipeline import Target, Text, check
+
+    text = PRIVILEGED_POD.format(annotations="{}")
+    run = PolicyRun(PACK, ONLY_PRIVILEGED, Facts())
+    result = check(Target("1.34", None, schema_cache), [Text("pod.yaml", text)], policy=run)
+    assert [(f.rule, f.file, f.line) for f in result.findings] == [("no-privileged", "pod.yaml", 14)]
+    assert check(Target("1.34", None, schema_cache), [Text("pod.yaml", text)]).findings == []
+
+
+def test_ci_runs_the_policies_over_each_cluster(cli: Any) -> None:
+    run = cli("ci", "--format", "json")
+    assert run.code == 0, run.err
+    findings = json.loads(run.out)["findings"]
+    assert [(f["rule"], f["level"], f["file"]) for f in findings] == [
+        ("network-policy", "warning", "generated/gpu-prod/tf-serving/deployment_model-serving.yaml")
+    ]
+    assert cli("ci", "--format", "json", "--strict").code == 1

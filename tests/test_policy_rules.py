@@ -35,13 +35,19 @@ FACTS: Facts = load_facts(str(FIXTURES / "facts.yaml"))
 
 
 def run_rule(
-    rule_id: str, text: str, *, path: str = "input.yaml", options: dict[str, Any] | None = None
+    rule_id: str,
+    text: str,
+    *,
+    path: str = "input.yaml",
+    options: dict[str, Any] | None = None,
+    facts: Facts | None = None,
 ) -> list[Finding]:
-    """Findings of ``rule_id`` alone (default options updated by ``options``) on ``text``."""
+    """Findings of ``rule_id`` alone (default options updated by ``options``) on ``text``, with the
+    fixture facts (or ``facts``)."""
     rule = PACK.rules[rule_id]
     config = PolicyConfig({rule_id: RuleConfig(rule.level, {**rule.default, **(options or {})})})
     documents = [d for d in stream_text(text, path) if isinstance(d, Document)]
-    return run_policies(documents, PolicyRun(PACK, config, FACTS))
+    return run_policies(documents, PolicyRun(PACK, config, facts or FACTS))
 
 
 def fixture_options(rule_id: str) -> dict[str, Any]:
