@@ -59,6 +59,32 @@ spec:
                 containers: [{name: node, image: "pytorch/pytorch:latest"}]
 """
 
+RAY_AND_SELDON = """\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: ray, namespace: ml}
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers: [{name: head, image: rayproject/ray:2.9.0}]
+  workerGroupSpecs:
+  - groupName: gpu
+    template:
+      spec:
+        containers: [{name: worker, image: rayproject/ray:2.9.0, securityContext: {privileged: true}}]
+---
+apiVersion: machinelearning.seldon.io/v1
+kind: SeldonDeployment
+metadata: {name: seldon, namespace: ml}
+spec:
+  predictors:
+  - name: default
+    componentSpecs:
+    - spec:
+        containers: [{name: classifier, image: seldonio/mock:1.0, securityContext: {privileged: true}}]
+"""
+
 WAIVED_CROSS = """\
 apiVersion: v1
 kind: Pod
@@ -131,6 +157,19 @@ spec:
             id="allow-list-never-allows-sockets",
         ),
         pytest.param("pvc-exists", WAIVED_CROSS, {}, [], id="cross-object-finding-waived"),
+        pytest.param(
+            "no-privileged",
+            RAY_AND_SELDON,
+            {},
+            [
+                "13: RayCluster/ray $.spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.privileged: "
+                'container "worker" runs privileged',
+                "23: SeldonDeployment/seldon "
+                "$.spec.predictors[0].componentSpecs[0].spec.containers[0].securityContext.privileged: "
+                'container "classifier" runs privileged',
+            ],
+            id="ray-and-seldon-pods",
+        ),
         pytest.param(
             "resource-caps",
             "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: r/x:1\n"

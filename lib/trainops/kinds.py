@@ -207,6 +207,19 @@ _KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("serving.kserve.io", "InferenceService"): tuple(("spec", c) for c in _KSERVE_COMPONENTS),
     ("trainer.kubeflow.org", "TrainJob"): (("spec", "podTemplateOverrides", EACH_ITEM, "spec"),),
+    # Seldon Core v1 ``PredictorSpec.ComponentSpecs[].Spec`` (seldon-core ``seldondeployment_types.go``).
+    ("machinelearning.seldon.io", "SeldonDeployment"): (
+        ("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec"),
+    ),
+    # KubeRay ``HeadGroupSpec``/``WorkerGroupSpec`` templates (ray-project/kuberay ``raycluster_types.go``).
+    ("ray.io", "RayCluster"): (
+        ("spec", "headGroupSpec", "template", "spec"),
+        ("spec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
+    ),
+    ("ray.io", "RayJob"): (
+        ("spec", "rayClusterSpec", "headGroupSpec", "template", "spec"),
+        ("spec", "rayClusterSpec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
+    ),
 }
 
 
