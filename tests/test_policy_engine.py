@@ -421,6 +421,8 @@ def test_explain_finds_policy_rules(cli: Any, command: tuple[str, ...]) -> None:
     assert run.code == 0
     assert run.out.startswith("no-host-path (policy, error)\n")
     assert PACK.rules["no-host-path"].info.remediation in run.out
+    assert "\nOptions: ``allowed-paths``" in run.out
+    assert "\nFAIL:\n\n    apiVersion: v1\n" in run.out
 
 
 def test_policy_schema_prints_the_stored_schema(cli: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Literal
 from trainops.policy.config import PolicyConfig
 from trainops.policy.pack import Pack
 from trainops.policy.rule import Rule
+from trainops.rules import explain
 
 ListFormat = Literal["text", "json", "markdown"]
 LIST_FORMATS: tuple[ListFormat, ...] = ("text", "json", "markdown")
@@ -81,3 +82,14 @@ def _markdown(rules: list[Rule], config: PolicyConfig) -> str:
                 out += [f"**{section}:**", "", "```yaml", doc.get(section).rstrip("\n"), "```", ""]
         out += [f"**Remediation:** {rule.info.remediation}", "", f"**Source:** {rule.info.source}"]
     return "\n".join(out) + "\n"
+
+
+def explain_rule(rule: Rule) -> str:
+    """A rule's whole documentation as plain text (``trainops explain ID``): the registry's summary,
+    rationale, fix and source, then options, default and the PASS/FAIL examples of its docstring."""
+    text = [explain(rule.info).rstrip("\n"), ""]
+    text += [f"Options: {rule.doc.get('Options') or 'none.'}", "", f"Default: {rule.doc.get('Default')}"]
+    for section in ("PASS", "FAIL"):
+        if rule.doc.get(section):
+            text += ["", f"{section}:", "", *("    " + line for line in rule.doc.get(section).splitlines())]
+    return "\n".join(text) + "\n"
