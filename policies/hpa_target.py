@@ -52,7 +52,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.index import HPA, ObjectIndex
+from trainops.policy.index import HPA, ObjectIndex, where
 from trainops.policy.pods import all_containers, dig, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -83,7 +83,7 @@ def check_all(
                 index,
                 Issue(
                     ("spec", "scaleTargetRef"),
-                    f'scale target {kind}/{name} does not exist in namespace "{namespace}"',
+                    f"scale target {kind}/{name} does not exist in {where(namespace)}",
                     ID,
                 ),
             )

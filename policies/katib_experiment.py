@@ -181,10 +181,10 @@ def _parameter(index: int, parameter: dict[str, Any]) -> Iterator[Issue]:
                 f'parameter "{name}": feasibleSpace.min and max must be specified for parameterType {kind}',
                 ID,
             )
-        elif low is not None and high is not None and low >= high:
+        elif low is not None and high is not None and low > high:
             yield Issue(
                 (*base, "feasibleSpace", "min"),
-                f'parameter "{name}": feasibleSpace.min {space.get("min")} is not below max {space.get("max")}',
+                f'parameter "{name}": feasibleSpace.min {space.get("min")} exceeds max {space.get("max")}',
                 ID,
             )
     elif kind in ("categorical", "discrete"):

@@ -1,7 +1,7 @@
 """Katib trial templates are consistent: ``primaryContainerName`` names a container of the trial,
-success and failure conditions are set, every trialParameter has a unique name and reference (an
-Experiment parameter or a ``${trialSpec.X}`` meta key) and is used, and every
-``${trialParameters.X}`` placeholder is defined.
+success and failure conditions are set (Katib defaults them for Job, Kubeflow jobs and TrainJob),
+every trialParameter has a unique name and reference (an Experiment parameter or a
+``${trialSpec.X}`` meta key) and is used, and every ``${trialParameters.X}`` placeholder is defined.
 
 Why: the Katib webhook rejects inconsistent templates at sync time; without it, a placeholder that
 is never substituted reaches the trial pod as a literal string and every trial fails the same way.
@@ -90,6 +90,11 @@ _PLACEHOLDER = re.compile(r"\$\{trialParameters\.([^}]+)\}")
 _META = re.compile(r"^\$\{trialSpec\.(.+)\}$")
 _META_KEYS = ("Name", "Namespace", "Kind", "APIVersion", "Labels", "Annotations")
 _BASE = ("spec", "trialTemplate")
+#: Trial kinds whose success and failure conditions Katib's defaulting webhook fills in
+#: (katib ``experiment_defaults.go`` setDefaultTrialTemplate; ``consts.KubeflowJobKinds``).
+DEFAULTED_CONDITIONS = frozenset(
+    {"Job", "TFJob", "PyTorchJob", "XGBoostJob", "MPIJob", "PaddleJob", "JAXJob", "TrainJob"}
+)
 
 
 def _is_meta(reference: str) -> bool:
@@ -107,9 +112,15 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         yield Issue(
             (*_BASE, "primaryContainerName"), "trialTemplate.primaryContainerName must be specified", ID
         )
-    if not template.get("successCondition") or not template.get("failureCondition"):
-        yield Issue(_BASE, "trialTemplate.successCondition and failureCondition must be specified", ID)
     trial_spec = template.get("trialSpec")
+    trial_kind = trial_spec.get("kind") if isinstance(trial_spec, dict) else None
+    conditions = template.get("successCondition") and template.get("failureCondition")
+    if not conditions and trial_kind not in DEFAULTED_CONDITIONS:
+        yield Issue(
+            _BASE,
+            f"trialTemplate.successCondition and failureCondition must be specified for a {trial_kind} trial",
+            ID,
+        )
     if not isinstance(trial_spec, dict):
         return
     text = json.dumps(trial_spec)

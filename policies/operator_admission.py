@@ -84,9 +84,10 @@ KSERVE_PREDICTORS = (
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """The webhook checks of the object's operator, and the Kueue label on any object."""
     key = group_kind(obj)
-    if key in KUBEFLOW_JOBS:
+    api_version = obj.get("apiVersion")
+    if key in KUBEFLOW_JOBS and api_version in ("kubeflow.org/v1", "kubeflow.org/v2beta1"):
         yield from _training_operator(obj)
-    if key == ("serving.kserve.io", "InferenceService"):
+    if key == ("serving.kserve.io", "InferenceService") and api_version == "serving.kserve.io/v1beta1":
         yield from _kserve(obj)
     queue = labels_of(obj).get(QUEUE_LABEL)
     if isinstance(queue, str) and (problem := DNS1123_SUBDOMAIN.problem(queue)):

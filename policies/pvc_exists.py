@@ -45,7 +45,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.policy.index import ObjectIndex
+from trainops.policy.index import ObjectIndex, where
 from trainops.policy.pods import metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -77,7 +77,7 @@ def check_all(
                         index,
                         Issue(
                             (*site.parts, "volumes", number, "persistentVolumeClaim", "claimName"),
-                            f'PersistentVolumeClaim "{name}" does not exist in namespace "{namespace}"',
+                            f'PersistentVolumeClaim "{name}" does not exist in {where(namespace)}',
                             ID,
                         ),
                     )

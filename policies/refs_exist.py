@@ -53,7 +53,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import Parts
-from trainops.policy.index import ObjectIndex
+from trainops.policy.index import ObjectIndex, where
 from trainops.policy.pods import containers, metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -147,5 +147,5 @@ def check_all(
                     continue
                 scope = None if kind == "PriorityClass" else namespace
                 if not index_.exists(kind, name, scope):
-                    where = f' in namespace "{namespace}"' if scope else ""
-                    yield index, Issue(parts, f'{kind} "{name}" does not exist{where}', ID)
+                    place = f" in {where(namespace)}" if scope else ""
+                    yield index, Issue(parts, f'{kind} "{name}" does not exist{place}', ID)

@@ -295,6 +295,11 @@ def _module(name: str, **attributes: Any) -> types.ModuleType:
         ("no_thing", {"ID": "no-thing"}, "module lacks LEVEL"),
         (
             "no_thing",
+            {"ID": "no-thing", "LEVEL": "fatal", "KINDS": None, "CONF": {}, "DEFAULT": {}, "RULE": None},
+            "LEVEL 'fatal' is not one of error, warning, info",
+        ),
+        (
+            "no_thing",
             {
                 "ID": "no-thing",
                 "LEVEL": "error",

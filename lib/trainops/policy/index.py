@@ -14,6 +14,11 @@ from trainops.policy.pods import dig, metadata_of
 HPA = ("autoscaling", "HorizontalPodAutoscaler")
 
 
+def where(namespace: Any) -> str:
+    """``namespace "x"`` for messages, or ``the object's namespace (unset)`` when it has none."""
+    return f'namespace "{namespace}"' if namespace else "the object's namespace (unset)"
+
+
 @dataclass(frozen=True)
 class ObjectIndex:
     """Rendered objects by (kind, namespace, name), plus the facts' external objects.

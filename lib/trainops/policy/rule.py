@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, cast
 
-from trainops.findings import Issue, Level
+from trainops.findings import LEVELS, Issue, Level
 from trainops.kinds import GroupKind, group_kind
 from trainops.policy.facts import Facts
 from trainops.rules import RuleInfo
@@ -183,6 +183,10 @@ class Rule:
         for attribute in ("LEVEL", "KINDS", "CONF", "DEFAULT", "RULE"):
             if not hasattr(module, attribute):
                 raise ValueError(f"policy rule {rule_id}: module lacks {attribute}")
+        if module.LEVEL not in LEVELS:
+            raise ValueError(
+                f"policy rule {rule_id}: LEVEL {module.LEVEL!r} is not one of {', '.join(LEVELS)}"
+            )
         conf = cast(dict[str, dict[str, Any]], module.CONF)
         default = cast(dict[str, Any], module.DEFAULT)
         if set(conf) != set(default):
