@@ -46,6 +46,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import TRAINING_JOBS, group_kind
+from trainops.policy.index import where as index_where
 from trainops.policy.pods import labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -92,4 +93,4 @@ def check_all(
         if (namespace, queue) not in queues and not ctx.facts.has_external(
             "LocalQueue", str(queue), namespace
         ):
-            yield index, Issue(where, f'LocalQueue "{queue}" does not exist in namespace "{namespace}"', ID)
+            yield index, Issue(where, f'LocalQueue "{queue}" does not exist in {index_where(namespace)}', ID)
