@@ -483,3 +483,36 @@ def test_ci_runs_the_policies_over_each_cluster(cli: Any) -> None:
         ("network-policy", "warning", "generated/gpu-prod/tf-serving/deployment_model-serving.yaml")
     ]
     assert cli("ci", "--format", "json", "--strict").code == 1
+
+
+def test_policy_check_with_a_facts_file(cli: Any, tmp_path: Path) -> None:
+    config = _config(tmp_path, "rules: {kueue-queue: enable}\n")
+    fixture = REPO / "tests" / "policies" / "kueue-queue"
+    facts = REPO / "tests" / "policies" / "facts.yaml"
+    assert (
+        cli(
+            "policy", "check", str(fixture / "pass.yaml"), "--config", str(config), "--facts", str(facts)
+        ).code
+        == 0
+    )
+    # Without the facts, the external queue "gpu-queue" is unknown.
+    run = cli("policy", "check", str(fixture / "pass.yaml"), "--config", str(config), "-o", "json")
+    assert [(f["rule"], f["name"]) for f in json.loads(run.out)["findings"]] == [
+        ("kueue-queue", "external-queue")
+    ]
+
+
+@pytest.mark.parametrize(("flags", "code"), [((), 0), (("--strict",), 1)])
+def test_policy_check_warnings_fail_only_with_strict(
+    cli: Any, tmp_path: Path, flags: tuple[str, ...], code: int
+) -> None:
+    config = _config(tmp_path, "rules: {seccomp-profile: enable}\n")
+    fixture = REPO / "tests" / "policies" / "seccomp-profile" / "fail.yaml"
+    assert cli("policy", "check", str(fixture), "--config", str(config), *flags).code == code
+
+
+def test_a_second_rule_pack_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "__init__.py").write_text("RULES = ()\n")
+    with pytest.raises(UsageError, match=r"another rule pack .* is already loaded"):
+        load_pack(tmp_path / "policies")
