@@ -53,7 +53,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import KUBEFLOW_JOBS
-from trainops.policy.pods import dig, main_container, replicas_of
+from trainops.policy.pods import as_str, dig, main_container, replicas_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -83,7 +83,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             continue
         volumes = replica.pod.get("volumes")
         claims = {
-            v.get("name")
+            as_str(v.get("name"))
             for v in (volumes if isinstance(volumes, list) else [])
             if isinstance(v, dict)
             and isinstance(v.get("persistentVolumeClaim"), dict)
@@ -93,7 +93,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         writable = [
             m
             for m in (mounts if isinstance(mounts, list) else [])
-            if isinstance(m, dict) and m.get("name") in claims and not m.get("readOnly")
+            if isinstance(m, dict) and as_str(m.get("name")) in claims and not m.get("readOnly")
         ]
         if not writable:
             yield Issue(

@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.policy.pods import POD_KINDS, containers, dig, gpu_count, pod_templates, tolerates
+from trainops.policy.pods import POD_KINDS, as_list, containers, dig, gpu_count, pod_templates, tolerates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -65,7 +65,7 @@ def _affinity_keys(spec: dict[str, Any]) -> set[str]:
     )
     keys: set[str] = set()
     for term in terms if isinstance(terms, list) else []:
-        for expression in dig(term, "matchExpressions") or []:
+        for expression in as_list(dig(term, "matchExpressions")):
             if isinstance(expression, dict) and isinstance(expression.get("key"), str):
                 keys.add(expression["key"])
     return keys

@@ -47,7 +47,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.pods import dig, metadata_of
+from trainops.policy.pods import as_dict, as_str, dig, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -68,9 +68,9 @@ def hpa_min_replicas(objects: Sequence[dict[str, Any]]) -> dict[tuple[Any, Any, 
     for obj in objects:
         if group_kind(obj) != HPA:
             continue
-        ref = dig(obj, "spec", "scaleTargetRef") or {}
+        ref = as_dict(dig(obj, "spec", "scaleTargetRef"))
         minimum = dig(obj, "spec", "minReplicas")
-        key = (metadata_of(obj).get("namespace"), ref.get("kind"), ref.get("name"))
+        key = (as_str(metadata_of(obj).get("namespace")), as_str(ref.get("kind")), as_str(ref.get("name")))
         found[key] = minimum if isinstance(minimum, int) else 1
     return found
 
@@ -85,14 +85,14 @@ def check_all(
         if group_kind(obj) not in TARGETS:
             continue
         meta = metadata_of(obj)
-        hpa = scaled.get((meta.get("namespace"), obj.get("kind"), meta.get("name")))
+        hpa = scaled.get((as_str(meta.get("namespace")), as_str(obj.get("kind")), as_str(meta.get("name"))))
         replicas = dig(obj, "spec", "replicas")
         count = hpa if hpa is not None else (replicas if isinstance(replicas, int) else 1)
         source = "HPA minReplicas" if hpa is not None else "replicas"
         if count < wanted:
             yield index, Issue(("spec", "replicas"), f"{source} {count} is below min-replicas {wanted}", ID)
             continue
-        pod = dig(obj, "spec", "template", "spec") or {}
+        pod = as_dict(dig(obj, "spec", "template", "spec"))
         spread = pod.get("topologySpreadConstraints") or dig(pod, "affinity", "podAntiAffinity")
         if not spread:
             yield (

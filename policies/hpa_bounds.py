@@ -41,7 +41,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.pods import dig, metadata_of
+from trainops.policy.pods import as_dict, as_str, dig, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -72,11 +72,12 @@ def check_all(
                 index,
                 Issue(("spec", "minReplicas"), f"minReplicas {low} is below {conf['min-replicas']}", ID),
             )
-        ref = dig(obj, "spec", "scaleTargetRef") or {}
-        targets.add((metadata_of(obj).get("namespace"), ref.get("kind"), ref.get("name")))
+        ref = as_dict(dig(obj, "spec", "scaleTargetRef"))
+        targets.add(
+            (as_str(metadata_of(obj).get("namespace")), as_str(ref.get("kind")), as_str(ref.get("name")))
+        )
     for index, obj in enumerate(objects):
         meta = metadata_of(obj)
-        if (meta.get("namespace"), obj.get("kind"), meta.get("name")) in targets and dig(
-            obj, "spec", "replicas"
-        ) is not None:
+        identity = (as_str(meta.get("namespace")), as_str(obj.get("kind")), as_str(meta.get("name")))
+        if identity in targets and dig(obj, "spec", "replicas") is not None:
             yield index, Issue(("spec", "replicas"), "an HPA scales this workload: omit spec.replicas", ID)

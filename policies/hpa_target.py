@@ -53,7 +53,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
 from trainops.policy.index import HPA, ObjectIndex, where
-from trainops.policy.pods import all_containers, dig, metadata_of
+from trainops.policy.pods import all_containers, as_dict, dig, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -74,7 +74,7 @@ def check_all(
         if group_kind(hpa) != HPA:
             continue
         namespace = metadata_of(hpa).get("namespace")
-        ref = dig(hpa, "spec", "scaleTargetRef") or {}
+        ref = as_dict(dig(hpa, "spec", "scaleTargetRef"))
         kind, name = ref.get("kind"), ref.get("name")
         if not isinstance(kind, str) or not isinstance(name, str):
             continue

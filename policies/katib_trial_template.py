@@ -75,7 +75,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.policy.pods import containers, dig, pod_templates
+from trainops.policy.pods import as_list, as_str, containers, dig, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -113,7 +113,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             (*_BASE, "primaryContainerName"), "trialTemplate.primaryContainerName must be specified", ID
         )
     trial_spec = template.get("trialSpec")
-    trial_kind = trial_spec.get("kind") if isinstance(trial_spec, dict) else None
+    trial_kind = as_str(trial_spec.get("kind")) if isinstance(trial_spec, dict) else None
     conditions = template.get("successCondition") and template.get("failureCondition")
     if not conditions and trial_kind not in DEFAULTED_CONDITIONS:
         yield Issue(
@@ -124,7 +124,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     if not isinstance(trial_spec, dict):
         return
     text = json.dumps(trial_spec)
-    names = {p.get("name") for p in dig(obj, "spec", "parameters") or [] if isinstance(p, dict)}
+    names = {as_str(p.get("name")) for p in as_list(dig(obj, "spec", "parameters")) if isinstance(p, dict)}
     seen_names: set[str] = set()
     seen_refs: set[str] = set()
     parameters = template.get("trialParameters")

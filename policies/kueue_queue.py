@@ -47,7 +47,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import TRAINING_JOBS, group_kind
 from trainops.policy.index import where as index_where
-from trainops.policy.pods import labels_of, metadata_of
+from trainops.policy.pods import as_str, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -69,15 +69,15 @@ def check_all(
 ) -> Iterator[tuple[int, Issue]]:
     """Per queued job: the label in managed namespaces; the named queue among rendered or external LocalQueues."""
     queues = {
-        (metadata_of(o).get("namespace"), metadata_of(o).get("name"))
+        (as_str(metadata_of(o).get("namespace")), as_str(metadata_of(o).get("name")))
         for o in objects
         if group_kind(o) == LOCAL_QUEUE
     }
     for index, obj in enumerate(objects):
         if group_kind(obj) not in QUEUED_KINDS:
             continue
-        namespace = metadata_of(obj).get("namespace")
-        queue = labels_of(obj).get(QUEUE_LABEL)
+        namespace = as_str(metadata_of(obj).get("namespace"))
+        queue = as_str(labels_of(obj).get(QUEUE_LABEL))
         where = ("metadata", "labels", QUEUE_LABEL)
         if queue is None:
             if namespace in ctx.facts.kueue_namespaces:

@@ -65,7 +65,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
 from trainops.policy.index import ObjectIndex
-from trainops.policy.pods import containers, dig, metadata_of, pod_templates
+from trainops.policy.pods import as_list, as_str, containers, dig, metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -84,7 +84,7 @@ def check_all(
     index_ = ObjectIndex(objects, ctx.facts)
     usage: dict[tuple[Any, str], list[tuple[int, bool]]] = {}
     for obj in objects:
-        namespace = metadata_of(obj).get("namespace")
+        namespace = as_str(metadata_of(obj).get("namespace"))
         for site in pod_templates(obj):
             if site.templated:
                 continue
@@ -97,7 +97,7 @@ def check_all(
                 mounts = [
                     m
                     for c in containers(site, ephemeral=False)
-                    for m in (c.get("volumeMounts") or [])
+                    for m in as_list(c.get("volumeMounts"))
                     if isinstance(m, dict) and m.get("name") == volume.get("name")
                 ]
                 read_only = bool(claim.get("readOnly") is True) or (
@@ -108,7 +108,7 @@ def check_all(
         if group_kind(obj) != ("", "PersistentVolumeClaim"):
             continue
         meta = metadata_of(obj)
-        uses = usage.get((meta.get("namespace"), str(meta.get("name"))), [])
+        uses = usage.get((as_str(meta.get("namespace")), str(meta.get("name"))), [])
         pods = sum(count for count, _ in uses)
         if pods <= 1:
             continue

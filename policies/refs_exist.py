@@ -54,7 +54,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import Parts
 from trainops.policy.index import ObjectIndex, where
-from trainops.policy.pods import containers, metadata_of, pod_templates
+from trainops.policy.pods import as_dict, as_list, containers, metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -77,10 +77,10 @@ def _refs(spec: dict[str, Any], base: Parts) -> Iterator[tuple[str, Any, Parts, 
     priority = spec.get("priorityClassName")
     if priority and priority not in BUILTIN_PRIORITY_CLASSES:
         yield "PriorityClass", priority, (*base, "priorityClassName"), False
-    for number, item in enumerate(spec.get("imagePullSecrets") or []):
+    for number, item in enumerate(as_list(spec.get("imagePullSecrets"))):
         if isinstance(item, dict):
             yield "Secret", item.get("name"), (*base, "imagePullSecrets", number, "name"), False
-    for number, volume in enumerate(spec.get("volumes") or []):
+    for number, volume in enumerate(as_list(spec.get("volumes"))):
         if not isinstance(volume, dict):
             continue
         where = (*base, "volumes", number)
@@ -100,7 +100,7 @@ def _refs(spec: dict[str, Any], base: Parts) -> Iterator[tuple[str, Any, Parts, 
                 (*where, "secret", "secretName"),
                 source.get("optional") is True,
             )
-        for s_number, projected in enumerate((volume.get("projected") or {}).get("sources") or []):
+        for s_number, projected in enumerate(as_list(as_dict(volume.get("projected")).get("sources"))):
             for key, kind in (("configMap", "ConfigMap"), ("secret", "Secret")):
                 source = projected.get(key) if isinstance(projected, dict) else None
                 if isinstance(source, dict):
@@ -109,7 +109,7 @@ def _refs(spec: dict[str, Any], base: Parts) -> Iterator[tuple[str, Any, Parts, 
 
 
 def _container_refs(container: Any) -> Iterator[tuple[str, Any, Parts, bool]]:
-    for number, item in enumerate(container.get("envFrom") or []):
+    for number, item in enumerate(as_list(container.get("envFrom"))):
         for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
             source = item.get(key) if isinstance(item, dict) else None
             if isinstance(source, dict):
@@ -119,7 +119,7 @@ def _container_refs(container: Any) -> Iterator[tuple[str, Any, Parts, bool]]:
                     container.at("envFrom", number, key, "name"),
                     source.get("optional") is True,
                 )
-    for number, item in enumerate(container.get("env") or []):
+    for number, item in enumerate(as_list(container.get("env"))):
         for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
             source = (
                 item.get("valueFrom", {}).get(key)

@@ -59,7 +59,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.pods import containers, dig
+from trainops.policy.pods import as_list, containers, dig
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, service_pods
 from trainops.rules import register
@@ -90,7 +90,7 @@ def check_all(
                 names = {
                     p.get("name")
                     for c in containers(pod.site, ephemeral=False)
-                    for p in (c.get("ports") or [])
+                    for p in as_list(c.get("ports"))
                     if isinstance(p, dict)
                 }
                 if target not in names:

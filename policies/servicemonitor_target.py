@@ -52,7 +52,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.pods import containers, dig, labels_of, metadata_of
+from trainops.policy.pods import as_list, containers, dig, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, matches
 from trainops.rules import register
@@ -97,7 +97,10 @@ def check_all(
                 and matches(selector, labels_of(o))
             ]
             names = {
-                p.get("name") for t in targets for p in (dig(t, "spec", "ports") or []) if isinstance(p, dict)
+                p.get("name")
+                for t in targets
+                for p in (as_list(dig(t, "spec", "ports")))
+                if isinstance(p, dict)
             }
             what, endpoints_field = "Service", "endpoints"
         else:
@@ -107,7 +110,7 @@ def check_all(
                 port.get("name")
                 for p in chosen
                 for c in containers(p.site, ephemeral=False)
-                for port in (c.get("ports") or [])
+                for port in as_list(c.get("ports"))
                 if isinstance(port, dict)
             }
             what, endpoints_field = "pod", "podMetricsEndpoints"

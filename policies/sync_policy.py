@@ -53,7 +53,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.policy.argocd import APPLICATION_KINDS, app_spec
-from trainops.policy.pods import dig, labels_of
+from trainops.policy.pods import as_dict, dig, labels_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -81,7 +81,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     labels = (
         labels_of(obj)
         if obj.get("kind") == "Application"
-        else (dig(obj, "spec", "template", "metadata", "labels") or {})
+        else as_dict(dig(obj, "spec", "template", "metadata", "labels"))
     )
     training = str(labels.get(conf["training-label"], "")).lower() == "true"
     if training and dig(policy, "automated", "selfHeal") is True:

@@ -39,7 +39,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import CLUSTER_SCOPED, group_kind
-from trainops.policy.pods import metadata_of
+from trainops.policy.pods import as_str, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -58,10 +58,10 @@ def check_all(
     first: dict[tuple[Any, ...], int] = {}
     for index, obj in enumerate(objects):
         key = group_kind(obj)
-        name = metadata_of(obj).get("name")
+        name = as_str(metadata_of(obj).get("name"))
         if key is None or not name:
             continue
-        namespace = None if key in CLUSTER_SCOPED else metadata_of(obj).get("namespace")
+        namespace = None if key in CLUSTER_SCOPED else as_str(metadata_of(obj).get("namespace"))
         identity = (*key, namespace, name)
         if identity in first:
             where = f"{namespace}/{name}" if namespace else name

@@ -9,7 +9,7 @@ from typing import Any
 
 from trainops.kinds import CLUSTER_SCOPED, KUBEFLOW_JOBS, PodSite, group_kind
 from trainops.policy.facts import Facts
-from trainops.policy.pods import dig, metadata_of
+from trainops.policy.pods import as_dict, as_str, dig, metadata_of
 
 HPA = ("autoscaling", "HorizontalPodAutoscaler")
 
@@ -40,18 +40,19 @@ class ObjectIndex:
             name = meta.get("name")
             if key is None or not isinstance(name, str):
                 continue
-            namespace = None if key in CLUSTER_SCOPED else meta.get("namespace")
+            namespace = None if key in CLUSTER_SCOPED else as_str(meta.get("namespace"))
             self._keys.add((key[1], namespace, name))
             if key == HPA:
-                ref = dig(obj, "spec", "scaleTargetRef") or {}
+                ref = as_dict(dig(obj, "spec", "scaleTargetRef"))
                 high = dig(obj, "spec", "maxReplicas")
-                self._scaled[(meta.get("namespace"), str(ref.get("kind")), str(ref.get("name")))] = (
+                self._scaled[(as_str(meta.get("namespace")), str(ref.get("kind")), str(ref.get("name")))] = (
                     high if isinstance(high, int) else 1
                 )
 
     def exists(self, kind: str, name: str, namespace: str | None) -> bool:
         """Whether a ``kind`` called ``name`` exists in ``namespace`` (``None`` for cluster-scoped),
         rendered or external."""
+        namespace = as_str(namespace)
         if (kind, namespace, name) in self._keys or (kind, None, name) in self._keys:
             return True
         return self.facts.has_external(kind, name, namespace)
@@ -59,7 +60,7 @@ class ObjectIndex:
     def hpa_max(self, obj: dict[str, Any]) -> int | None:
         """maxReplicas of the HPA scaling ``obj``, or ``None``."""
         meta = metadata_of(obj)
-        return self._scaled.get((meta.get("namespace"), str(obj.get("kind")), str(meta.get("name"))))
+        return self._scaled.get((as_str(meta.get("namespace")), str(obj.get("kind")), str(meta.get("name"))))
 
     def pod_count(self, obj: dict[str, Any], site: PodSite) -> int:
         """How many pods a template runs at most: the replica type's replicas (Kubeflow), the

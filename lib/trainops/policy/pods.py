@@ -259,3 +259,18 @@ def tolerates(tolerations: Any, key: str, effect: str, value: str | None) -> boo
         if operator == "Exists" or (operator == "Equal" and (item.get("value") or "") == (value or "")):
             return True
     return False
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else ``[]`` (rules never raise on values of the wrong type)."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else ``{}``."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value: Any) -> str | None:
+    """``value`` when it is a string, else ``None`` (for names used as keys)."""
+    return value if isinstance(value, str) else None

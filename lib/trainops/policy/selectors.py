@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainops.kinds import KUBEFLOW_JOBS, PodSite, group_kind
-from trainops.policy.pods import metadata_of, pod_templates
+from trainops.policy.pods import as_list, metadata_of, pod_templates
 
 #: Pod labels whose value the controller picks at run time (any value matches).
 ANY_VALUE_LABELS = frozenset(
@@ -41,14 +41,12 @@ def matches(selector: Any, labels: dict[str, Any], any_value: frozenset[str] = f
     match_labels = selector.get("matchLabels") or {}
     if isinstance(match_labels, dict) and not matches_map(match_labels, labels, any_value):
         return False
-    for expression in selector.get("matchExpressions") or []:
+    expressions = selector.get("matchExpressions") or []
+    for expression in expressions if isinstance(expressions, list) else [None]:
         if not isinstance(expression, dict):
             return False
-        key, operator, values = (
-            expression.get("key"),
-            expression.get("operator"),
-            expression.get("values") or [],
-        )
+        key, operator = expression.get("key"), expression.get("operator")
+        values: list[Any] = as_list(expression.get("values"))
         if not isinstance(key, str):
             return False
         present = key in labels or key in any_value
