@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from trainops.errors import SchemaError, UsageError
 from trainops.schemas.local import local_schema_dir
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 
 class ConfigError(UsageError):
@@ -43,6 +43,9 @@ def check_schema(data: Any, schema: dict[str, Any], source: str) -> None:
     Raises:
         ConfigError: ``<source>: <message>``, e.g. ``policies/config.yaml: unknown rule "no-privilege"``.
     """
+    import jsonschema  # imported when a config is read: keeps `trainops validate` start-up lean
+    from jsonschema.exceptions import best_match
+
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
