@@ -516,3 +516,37 @@ def test_a_second_rule_pack_is_refused(tmp_path: Path) -> None:
     (tmp_path / "policies" / "__init__.py").write_text("RULES = ()\n")
     with pytest.raises(UsageError, match=r"another rule pack .* is already loaded"):
         load_pack(tmp_path / "policies")
+
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: ml}\n"
+
+
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        pytest.param(
+            {"a/app/cm.yaml": CONFIGMAP, "b/app/cm.yaml": CONFIGMAP}, [], id="one-set-per-cluster-tree"
+        ),
+        pytest.param(
+            {"a/app/cm.yaml": CONFIGMAP, "a/other/cm.yaml": CONFIGMAP},
+            [("unique-objects", "a/other/cm.yaml")],
+            id="same-cluster-tree",
+        ),
+    ],
+)
+def test_cross_object_rules_see_one_cluster_tree_at_a_time(
+    tmp_path: Path, layout: dict[str, str], expected: list[tuple[str, str]]
+) -> None:
+    from trainops.pipeline import policy_check
+
+    for cluster in ("a", "b"):
+        (tmp_path / cluster).mkdir()
+        (tmp_path / cluster / "lock.json").write_text("{}")
+    files = []
+    for name, text in layout.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        files.append(str(tmp_path / name))
+    run = PolicyRun(PACK, PolicyConfig({"unique-objects": RuleConfig("error", {})}), Facts())
+    found = policy_check(files, run).findings
+    assert [(f.rule, str(Path(f.file).relative_to(tmp_path))) for f in found] == expected

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -181,22 +181,55 @@ def policy_run(
     return PolicyRun(pack, load_config(pack, config), found, show_waived)
 
 
-def policy_check(inputs: Sequence[str] | Sequence[Text], run: PolicyRun) -> Result:
-    """Run the policy rules over every document of ``inputs`` at once (cross-object rules see them all).
+def cluster_facts(name: str) -> Facts | None:
+    """Facts of the cluster ``name`` declared in ``apps/clusters.py`` (found from the working
+    directory), or ``None`` when no such cluster is declared."""
+    for cluster in declared_clusters():
+        if cluster.name == name:
+            return Facts.of_cluster(cluster)
+    return None
+
+
+def policy_check(
+    inputs: Sequence[str] | Sequence[Text],
+    run: PolicyRun,
+    *,
+    cluster_facts: Callable[[str], Facts | None] | None = None,
+) -> Result:
+    """Run the policy rules over the documents of ``inputs``; cross-object rules see them all at once,
+    except that files inside different cluster trees (a directory holding ``lock.json``, i.e.
+    ``generated/<cluster>/``) are checked as separate sets, one per cluster.
+
+    Args:
+        inputs: file paths, or texts in memory.
+        run: pack, config and facts.
+        cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
+            used when the user named no cluster or facts file.
 
     Raises:
         UsageError: a file cannot be read.
     """
     texts = [(item.path, item.text) if isinstance(item, Text) else (item, read_text(item)) for item in inputs]
-    documents = [
-        item
-        for path, text in texts
-        for item in stream_text(text, path)
-        if isinstance(item, Document) and item.data is not None
-    ]
-    result = Result(files=len(texts), documents=len(documents))
-    result.extend(run_policies(documents, run))
+    groups: dict[Path | None, list[Document]] = {}
+    for path, text in texts:
+        tree = _cluster_tree(path)
+        for item in stream_text(text, path):
+            if isinstance(item, Document) and item.data is not None:
+                groups.setdefault(tree, []).append(item)
+    result = Result(files=len(texts), documents=sum(len(docs) for docs in groups.values()))
+    for tree, documents in groups.items():
+        facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
+        result.extend(run_policies(documents, replace(run, facts=facts) if facts is not None else run))
     return result
+
+
+def _cluster_tree(path: str) -> Path | None:
+    """The cluster tree a file belongs to: the nearest of its three parent directories holding
+    ``lock.json`` (``generated/<cluster>/<app>/file.yaml``), else ``None``."""
+    for parent in list(Path(path).parents)[:3]:
+        if (parent / "lock.json").is_file():
+            return parent
+    return None
 
 
 def sync_schemas(

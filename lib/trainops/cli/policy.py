@@ -11,7 +11,7 @@ import click
 from trainops.cli import options
 from trainops.cli.explain import run_explain
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
-from trainops.pipeline import policy_check, policy_run
+from trainops.pipeline import cluster_facts, policy_check, policy_run
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
 from trainops.policy.pack import load_pack
@@ -57,7 +57,8 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     """
     files = expand_paths(opts.paths)
     run = policy_run(config=opts.config, cluster=opts.cluster, facts=opts.facts, show_waived=opts.show_waived)
-    result = policy_check(files, run)
+    named = opts.cluster is not None or opts.facts is not None
+    result = policy_check(files, run, cluster_facts=None if named else cluster_facts)
     sys.stdout.write(render(result, opts.fmt))
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
