@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import types
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -550,3 +551,20 @@ def test_cross_object_rules_see_one_cluster_tree_at_a_time(
     run = PolicyRun(PACK, PolicyConfig({"unique-objects": RuleConfig("error", {})}), Facts())
     found = policy_check(files, run).findings
     assert [(f.rule, str(Path(f.file).relative_to(tmp_path))) for f in found] == expected
+
+
+def test_a_rule_yielding_another_rules_issue_is_a_rule_failure() -> None:
+    from trainops.findings import Issue
+    from trainops.policy.engine import RuleFailure
+
+    rule = PACK.rules["no-privileged"]
+
+    def check(conf: Any, obj: Any, ctx: Any) -> Any:
+        yield Issue((), "wrong owner", "no-host-path")
+
+    pack = type(PACK)(PACK.directory, {**PACK.rules, "no-privileged": replace(rule, check=check)})
+    run = PolicyRun(pack, ONLY_PRIVILEGED, Facts())
+    with pytest.raises(
+        RuleFailure, match="policy rule no-privileged yielded an issue of rule 'no-host-path'"
+    ):
+        run_policies(_documents(PRIVILEGED_POD.format(annotations="{}")), run)

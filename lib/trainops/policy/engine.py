@@ -67,16 +67,29 @@ def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]
             except Exception as exc:
                 raise RuleFailure(f"policy rule {rule_id} failed: {type(exc).__name__}: {exc}") from exc
             for index, issue in located:
-                found[index].append(issue)
+                found[index].append(_own(rule_id, issue))
     findings: list[Finding] = []
     for document, obj, issues in zip(docs, objects, found, strict=True):
         findings.extend(_finish(document, obj, issues, run))
     return findings
 
 
+def _own(rule_id: str, issue: Issue) -> Issue:
+    """``issue`` when it carries ``rule_id``.
+
+    Raises:
+        RuleFailure: a rule yielded an issue of another rule.
+    """
+    if issue.rule != rule_id:
+        raise RuleFailure(f"policy rule {rule_id} yielded an issue of rule {issue.rule!r}")
+    return issue
+
+
 def _guard(rule_id: str, document: Document, issues: Iterator[Issue]) -> list[Issue]:
     try:
-        return list(issues)
+        return [_own(rule_id, issue) for issue in issues]
+    except RuleFailure:
+        raise
     except Exception as exc:
         raise RuleFailure(
             f"policy rule {rule_id} failed on {document.file} (document {document.index}): "
