@@ -22,6 +22,7 @@ GPU_PROD = Cluster(
     rdma_resource="rdma/hca",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    prometheus_release="kube-prometheus-stack",
 )
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the

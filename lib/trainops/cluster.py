@@ -50,6 +50,22 @@ class Taint:
 
 
 @dataclass(frozen=True)
+class ExternalObject:
+    """An object the cluster has that trainops does not render (for policy cross-object rules).
+
+    Args:
+        kind: e.g. ``PersistentVolumeClaim``, ``Secret``, ``ConfigMap``, ``ServiceAccount``,
+            ``LocalQueue``, ``PriorityClass``, ``StorageClass``.
+        name: ``metadata.name``.
+        namespace: ``metadata.namespace``; ``None`` for cluster-scoped kinds.
+    """
+
+    kind: str
+    name: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
 class Cluster:
     """One target cluster.
 
@@ -78,6 +94,14 @@ class Cluster:
             labels). Default: none.
         spot_taints: taints on spot/preemptible nodes. Default: none.
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
+        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
+            or ``None``. Default: ``None``.
+        kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
+        prometheus_release: value of the ``release`` label the cluster's Prometheus selects
+            monitors by, or ``None`` when it selects all. Default: ``None``.
+        protected: a production cluster (Argo CD revisions must be pinned). Default: ``False``.
+        external: objects that exist in the cluster without being rendered (PVCs, Secrets,
+            queues, ...), seen by cross-object policy rules. Default: none.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
@@ -99,6 +123,11 @@ class Cluster:
     gpu_types: dict[str, dict[str, str]] = field(default_factory=dict)
     spot_taints: tuple[Taint, ...] = ()
     spot_node_labels: dict[str, str] = field(default_factory=dict)
+    gang_scheduler: str | None = None
+    kueue_namespaces: tuple[str, ...] = ()
+    prometheus_release: str | None = None
+    protected: bool = False
+    external: tuple[ExternalObject, ...] = ()
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)

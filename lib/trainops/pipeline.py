@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from trainops.cluster import Cluster
+from trainops.errors import UsageError
 from trainops.findings import Result
+from trainops.policy.config import load_config
+from trainops.policy.engine import PolicyRun, run_policies
+from trainops.policy.facts import Facts, load_facts
+from trainops.policy.pack import load_pack
 from trainops.project import declared_clusters, find_cluster
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
@@ -25,6 +30,7 @@ from trainops.validate.checks.cel import census
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import validate_files, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
+from trainops.yaml.load import Document, read_text, stream_text
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
 Progress = Callable[[int, int], None]
@@ -104,8 +110,10 @@ def check(
     *,
     workers: int = 1,
     progress: Progress | None = None,
+    policy: PolicyRun | None = None,
 ) -> Result:
-    """Validate ``inputs`` (file paths, or :class:`Text` s in memory) against ``target``.
+    """Validate ``inputs`` (file paths, or :class:`Text` s in memory) against ``target``, then run
+    ``policy`` over all of them at once when given (:func:`policy_check`).
 
     Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``; the findings are those of a serial run.
@@ -114,6 +122,20 @@ def check(
         UsageError: a file cannot be read or is not UTF-8.
         SchemaError: a cached schema is unreadable.
     """
+    result = _validate(target, inputs, options, workers=workers, progress=progress)
+    if policy is not None:
+        result.extend(policy_check(inputs, policy).findings)
+    return result
+
+
+def _validate(
+    target: Target,
+    inputs: Sequence[str] | Sequence[Text],
+    options: ValidateOptions | None,
+    *,
+    workers: int,
+    progress: Progress | None,
+) -> Result:
     options = options or ValidateOptions()
     registry = target.registry
     relax_gc()
@@ -128,6 +150,86 @@ def check(
     if workers > 1 and sum(os.path.getsize(f) for f in files) >= PARALLEL_BYTES:
         return validate_parallel(files, registry, options, workers=workers, progress=progress)
     return validate_files(files, registry, options)
+
+
+def policy_run(
+    *,
+    config: str | None = None,
+    cluster: str | None = None,
+    facts: str | None = None,
+    show_waived: bool = False,
+) -> PolicyRun:
+    """The rule pack, effective config and facts of a policy run.
+
+    Facts come from ``facts`` (a facts file), else ``cluster`` in ``apps/clusters.py``, else the
+    first declared cluster, else defaults (GPU resource names only).
+
+    Raises:
+        UsageError: both ``cluster`` and ``facts``; an unknown cluster; a bad config or facts file.
+    """
+    if cluster is not None and facts is not None:
+        raise UsageError("give --cluster or --facts, not both")
+    pack = load_pack()
+    if facts is not None:
+        found = load_facts(facts)
+    else:
+        clusters = declared_clusters()
+        if cluster is not None:
+            found = Facts.of_cluster(find_cluster(clusters, cluster))
+        else:
+            found = Facts.of_cluster(clusters[0]) if clusters else Facts()
+    return PolicyRun(pack, load_config(pack, config), found, show_waived)
+
+
+def cluster_facts(name: str) -> Facts | None:
+    """Facts of the cluster ``name`` declared in ``apps/clusters.py`` (found from the working
+    directory), or ``None`` when no such cluster is declared."""
+    for cluster in declared_clusters():
+        if cluster.name == name:
+            return Facts.of_cluster(cluster)
+    return None
+
+
+def policy_check(
+    inputs: Sequence[str] | Sequence[Text],
+    run: PolicyRun,
+    *,
+    cluster_facts: Callable[[str], Facts | None] | None = None,
+) -> Result:
+    """Run the policy rules over the documents of ``inputs``; cross-object rules see them all at once,
+    except that files inside different cluster trees (a directory holding ``lock.json``, i.e.
+    ``generated/<cluster>/``) are checked as separate sets, one per cluster.
+
+    Args:
+        inputs: file paths, or texts in memory.
+        run: pack, config and facts.
+        cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
+            used when the user named no cluster or facts file.
+
+    Raises:
+        UsageError: a file cannot be read.
+    """
+    texts = [(item.path, item.text) if isinstance(item, Text) else (item, read_text(item)) for item in inputs]
+    groups: dict[Path | None, list[Document]] = {}
+    for path, text in texts:
+        tree = _cluster_tree(path)
+        for item in stream_text(text, path):
+            if isinstance(item, Document) and item.data is not None:
+                groups.setdefault(tree, []).append(item)
+    result = Result(files=len(texts), documents=sum(len(docs) for docs in groups.values()))
+    for tree, documents in groups.items():
+        facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
+        result.extend(run_policies(documents, replace(run, facts=facts) if facts is not None else run))
+    return result
+
+
+def _cluster_tree(path: str) -> Path | None:
+    """The cluster tree a file belongs to: the nearest of its three parent directories holding
+    ``lock.json`` (``generated/<cluster>/<app>/file.yaml``), else ``None``."""
+    for parent in list(Path(path).parents)[:3]:
+        if (parent / "lock.json").is_file():
+            return parent
+    return None
 
 
 def sync_schemas(

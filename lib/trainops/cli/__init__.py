@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",
+    "policy": "trainops.cli.policy:group",
 }
 
 

@@ -125,6 +125,50 @@ class Document:
         return int(mark.line) + 1 + self.line_offset, int(mark.column) + 1
 
 
+def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None) -> list[Finding]:
+    """Turn ``issues`` of one document into findings with file, line, column and object identity.
+
+    The one place positions are added, for validation checks and policy rules alike. Identical
+    issues (the same error reached through several schema branches) are reported once.
+
+    Args:
+        document: the document the issues were found in.
+        issues: what the checks returned, in order.
+        data: the document's value to take apiVersion/kind/metadata from; default ``document.data``.
+    """
+    if not issues:
+        return []
+    data = document.data if data is None else data
+    unique = list(dict.fromkeys(issues))
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    api_version = data.get("apiVersion") if isinstance(data, dict) else None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    name = metadata.get("name") or metadata.get("generateName")
+    namespace = metadata.get("namespace")
+    findings = []
+    for issue in unique:
+        line, column = document.locate(issue.parts)
+        findings.append(
+            Finding(
+                rule=issue.rule,
+                level=issue.level,
+                message=issue.message,
+                file=document.file,
+                line=line,
+                column=column,
+                document=document.index,
+                api_version=api_version if isinstance(api_version, str) else None,
+                kind=kind if isinstance(kind, str) else None,
+                namespace=namespace if isinstance(namespace, str) else None,
+                name=name if isinstance(name, str) else None,
+                path=json_path(issue.parts),
+                keyword=issue.keyword,
+            )
+        )
+    return findings
+
+
 @dataclass
 class LoadedFile:
     """All documents of one file plus the YAML error that stopped reading it, if any."""
