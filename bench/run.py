@@ -37,6 +37,7 @@ from bench.emit import emit
 from bench.measure import Measurement, run_measured
 from bench.objects import build_deployment, new_ctx
 from bench.verdicts import Agreement, ToolOutput, compare, parse_kubernetes_validate, parse_trainops
+from trainops.schemas.catalog import default_cache_dir
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
@@ -648,10 +649,7 @@ def run(options: Options) -> int:
     """Run the whole benchmark; see the module docstring for the exit code."""
     console = Console(width=None if sys.stdout.isatty() else 170)
     report = Report(machine=machine_info())
-    if (
-        not (REPO / ".trainops-cache" / "schemas" / "index.json").is_file()
-        and "TRAINOPS_CACHE_DIR" not in os.environ
-    ):
+    if not (default_cache_dir() / "schemas" / "index.json").is_file():
         console.print(
             "[yellow]no CRD schema cache: run `make schemas` (CRD documents will be reported as unknown kinds)[/]"
         )
