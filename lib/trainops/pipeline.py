@@ -14,19 +14,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trainops.cluster import Cluster
 from trainops.findings import Finding, Result
 from trainops.project import declared_clusters, find_cluster
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
-from trainops.schemas.sync import SyncReport, sync
 from trainops.validate.checks.cel import census
 from trainops.validate.checks.deprecated_api import RULE as DEPRECATED_API
 from trainops.validate.checks.deprecated_api import SUPERSEDED
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import validate_files, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
+
+if TYPE_CHECKING:
+    from trainops.schemas.sync import SyncReport
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
 Progress = Callable[[int, int], None]
@@ -195,4 +198,6 @@ def sync_schemas(
     progress: Callable[[CatalogEntry], None] | None = None,
 ) -> SyncReport:
     """:func:`trainops.schemas.sync.sync` with the validator's CEL census recorded in the index."""
+    from trainops.schemas.sync import sync  # only `schemas sync` needs it (start-up of `validate`)
+
     return sync(entries, cache, mirror=mirror, force=force, progress=progress, census=census)

@@ -9,11 +9,9 @@ tunes the garbage collector for streaming validation in any process.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 from trainops.errors import UsageError
@@ -145,6 +143,9 @@ def validate_parallel(
     Args:
         progress: called as ``progress(done_units, total_units)`` after each unit.
     """
+    import multiprocessing  # here, not at module level: most runs never fork (start-up)
+    from concurrent.futures import ProcessPoolExecutor
+
     global _WORKER
     units: list[Unit] = []
     for path in files:
