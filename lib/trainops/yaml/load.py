@@ -26,6 +26,7 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
 from trainops.yaml.fast import iter_fast
+from trainops.yaml.locate import locate_in_text
 
 YAML = register(
     RuleInfo(
@@ -101,8 +102,14 @@ class Document:
         """1-based (line, column) of the node at ``parts``, or of its deepest existing ancestor.
 
         For a mapping entry the position of its key is returned (where a reader looks for
-        ``field:``); for a sequence item, the item's own position.
+        ``field:``); for a sequence item, the item's own position. Fast-path documents are read
+        line by line when they are in plain block style (:mod:`trainops.yaml.locate`, the same
+        answer without composing a node tree); the rest are composed.
         """
+        if self.node is None and self.text is not None:
+            position = locate_in_text(self.text, parts)
+            if position is not None:
+                return position[0] + 1 + self.line_offset, position[1] + 1
         node: yaml.Node = self._node()
         mark = node.start_mark
         for part in parts:
