@@ -225,10 +225,14 @@ def stream_text(
         yield from _stream_pyyaml(text, path, line_offset=line_offset, index_offset=index_offset)
         return
     index = index_offset
-    for chunk, fast, value in chunks:
+    for chunk, fast, value, duplicates in chunks:
         offset = line_offset + chunk.line_offset
         if fast:
-            yield Document(path, index, value, None, [], offset, chunk.text)
+            problems = [
+                Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
+                for parts, key in duplicates
+            ]
+            yield Document(path, index, value, None, problems, offset, chunk.text)
             index += 1
             continue
         for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index):
@@ -302,6 +306,11 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 
     def ascend_resolver(self) -> None:
         return None
+
+
+def duplicate_message(key: str) -> str:
+    """The message of a duplicate mapping key (both loading paths use it)."""
+    return f'duplicate key "{key}" (the API server rejects duplicate fields)'
 
 
 class _Builder:
@@ -391,7 +400,7 @@ class _Builder:
             else:
                 key = _key(key_node)
             if key in out:
-                message = f'duplicate key "{key}" (the API server rejects duplicate fields)'
+                message = duplicate_message(key)
                 self._found.append((key_node, message, "duplicate-key", "error"))
             out[key] = build(value_node)
         if merged:

@@ -131,6 +131,7 @@ def _entry(
     mark: tuple[int, int],
 ) -> tuple[int, int]:
     """The mapping entry ``key`` of the mapping whose entries start at ``column``."""
+    found: tuple[int, int] | None = None  # the last entry with that key wins, as in PyYAML's walk
     index = lo
     while index < hi:
         _, indent, line = lines[index]
@@ -143,9 +144,11 @@ def _entry(
                 if index > lo and not line.startswith("-", indent):
                     raise _Unsupported
             elif _key(match) == key:
-                return _value(lines, index, hi, column, match.end(), parts)
+                found = (index, match.end())
         index += 1
-    return mark
+    if found is None:
+        return mark
+    return _value(lines, found[0], hi, column, found[1], parts)
 
 
 def _value(
