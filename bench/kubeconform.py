@@ -5,10 +5,12 @@ that give it the schemas trainops uses (``../shared/peers/README.md``): :func:`p
 once into ``bench/out/kubeconform/`` (kept while the scripts and CRDs are unchanged), and
 :func:`argv` validates with both schema locations, strict, with as many workers as CPUs.
 
-Verdicts (:func:`parse_kubeconform`): ``-output json -verbose`` lists every resource with its status;
-kubeconform validates one file in one goroutine, in document order, so the n-th resource it lists
-for a file is the file's n-th document (the corpus has no empty documents). ``statusInvalid`` and
-``statusError`` (e.g. a duplicate key) are invalid; ``statusSkipped`` (no schema) is unchecked.
+Verdicts (:func:`parse_kubeconform`): ``-output json -verbose`` lists every resource with its status
+but no document index, and its workers take the resources of one file in any order. Resources are
+therefore matched to documents by (file, kind, name); where the corpus repeats a (file, kind, name),
+the group's invalid verdicts go to its expected-invalid documents first (the most favourable
+matching for kubeconform). ``statusInvalid`` and ``statusError`` (e.g. a duplicate key) are
+invalid; ``statusSkipped`` (no schema) is unchecked.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ import json
 import os
 import subprocess
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from bench.corpus import Expected
-from bench.verdicts import DocKey, ToolOutput, Verdict
+from bench.verdicts import ToolOutput, Verdict
 
 PEERS = Path(__file__).resolve().parents[2] / "shared" / "peers"
 CRDS = PEERS.parent / "crds"
@@ -131,24 +132,28 @@ def argv(paths: Sequence[str], schemas: Path, kubernetes_version: str, workers: 
 
 
 def parse_kubeconform(text: str, corpus: Path, cwd: Path, documents: Sequence[Expected]) -> ToolOutput:
-    """Verdicts from ``kubeconform -output json -verbose`` run on (part of) ``corpus`` from ``cwd``."""
+    """Verdicts from ``kubeconform -output json -verbose`` run on (part of) ``corpus`` from ``cwd``
+    (matched by file, kind and name: see the module docstring)."""
     out = ToolOutput()
-    order: dict[str, list[int]] = {}
+    groups: dict[tuple[str, str, str], list[Expected]] = {}
     for record in documents:
         out.verdicts[(record.file, record.document)] = "unchecked"
-        order.setdefault(record.file, []).append(record.document)
-    seen: Counter[str] = Counter()
+        groups.setdefault((record.file, record.kind, record.name), []).append(record)
+    reported: dict[tuple[str, str, str], list[Verdict]] = {}
     for resource in json.loads(text).get("resources") or []:
         path = Path(resource["filename"])
         rel = (path if path.is_absolute() else cwd / path).resolve().relative_to(corpus.resolve()).as_posix()
-        position = seen[rel]
-        seen[rel] += 1
-        if position >= len(order.get(rel, [])):
+        key = (rel, str(resource.get("kind", "")), str(resource.get("name", "")))
+        verdict = _STATUS.get(resource["status"], "unchecked")
+        if key not in groups:
             out.unattributed += 1
             continue
-        key: DocKey = (rel, order[rel][position])
-        verdict = _STATUS.get(resource["status"], "unchecked")
-        out.verdicts[key] = verdict
-        if verdict == "invalid":
-            out.findings += 1
+        reported.setdefault(key, []).append(verdict)
+        out.findings += verdict == "invalid"
+    for key, verdicts in reported.items():
+        records = sorted(groups[key], key=lambda r: (r.verdict != "invalid", r.document))
+        ordered = sorted(verdicts, key=lambda v: {"invalid": 0, "valid": 1}.get(v, 2))
+        for record, verdict in zip(records, ordered, strict=False):
+            out.verdicts[(record.file, record.document)] = verdict
+        out.unattributed += max(0, len(verdicts) - len(records))
     return out
