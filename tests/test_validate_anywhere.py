@@ -79,6 +79,8 @@ def test_stdin_usage_errors(cli: Any, stdin: Any, args: tuple[str, ...], data: b
         ("deploy/app.yaml", ("*.tmpl.yaml", "charts/*"), False),
         ("deploy/mycharts/a.yaml", ("charts/*",), False),
         ("a.yaml", (), False),
+        ("/abs/deploy/a.yaml", ("/abs/*",), True),
+        ("/abs/deploy/a.yaml", ("deploy/a.yaml",), True),
     ],
 )
 def test_excluded(path: str, globs: tuple[str, ...], expected: bool) -> None:

@@ -65,7 +65,7 @@ def excluded(path: str, globs: Sequence[str]) -> bool:
     of it (``fnmatch``: ``*`` also matches ``/``), so ``kustomization.yaml``, ``charts/*`` and
     ``*.tmpl.yaml`` work wherever the file is found."""
     parts = PurePath(path).parts
-    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    tails = [PurePath(path).as_posix(), *("/".join(parts[i:]) for i in range(1, len(parts)))]
     return any(fnmatchcase(tail, glob) for glob in globs for tail in tails)
 
 
