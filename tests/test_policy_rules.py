@@ -146,7 +146,9 @@ def test_readme_is_generated_from_the_rules() -> None:
 
 
 def test_config_schema_is_generated_from_the_rules() -> None:
-    stored = (REPO / "schemas" / "local" / "policy-config.json").read_text(encoding="utf-8")
+    stored = (REPO / "lib" / "trainops" / "schemas" / "local" / "policy-config.json").read_text(
+        encoding="utf-8"
+    )
     assert stored == config_schema_text(PACK), (
-        "schemas/local/policy-config.json is stale: run `trainops policy schema > schemas/local/policy-config.json`"
+        "lib/trainops/schemas/local/policy-config.json is stale: run `trainops policy schema > lib/trainops/schemas/local/policy-config.json`"
     )

@@ -10,7 +10,7 @@ A config file::
         level: warning
         require-digest: true
 
-Files are checked strictly against ``schemas/local/policy-config.json`` (generated from the rule
+Files are checked strictly against ``lib/trainops/schemas/local/policy-config.json`` (generated from the rule
 pack by :func:`config_schema`; a test fails when it is stale): an unknown rule, an unknown option
 or a value of the wrong type is a one-line error such as ``unknown option "x" for rule "y"``.
 A rule a file does not mention keeps what the file it extends says; without ``extends`` it is off.
@@ -34,7 +34,7 @@ from trainops.yaml.load import read_text
 
 #: Levels a config may give a rule.
 CONFIG_LEVELS: tuple[Level, ...] = ("error", "warning", "info")
-#: The file name of the stored config schema under ``schemas/local/``.
+#: The file name of the stored config schema under ``lib/trainops/schemas/local/``.
 CONFIG_SCHEMA = "policy-config.json"
 #: The repository config looked for in the pack directory when ``--config`` is not given.
 REPOSITORY_CONFIG = "config.yaml"
@@ -65,7 +65,7 @@ class PolicyConfig:
 
 def config_schema(pack: Pack) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a config file for ``pack``; stored as
-    ``schemas/local/policy-config.json`` for editors and checked by :func:`load_config`."""
+    ``lib/trainops/schemas/local/policy-config.json`` for editors and checked by :func:`load_config`."""
     rules: dict[str, Any] = {}
     for rule in pack.rules.values():
         rules[rule.id] = {

@@ -31,11 +31,11 @@ overrides them. An object waives a rule with the annotation
 `trainops validate` (see `trainops explain deprecated-api`); LocalQueue references are checked by
 `kueue-queue`. Cluster facts (GPU resources, taints, gang scheduler, Kueue namespaces, Prometheus
 release, storage classes, protected, external objects) come from `apps/clusters.py`
-(`--cluster`) or a facts file (`--facts`, schema `schemas/local/policy-facts.json`).
+(`--cluster`) or a facts file (`--facts`, schema `lib/trainops/schemas/local/policy-facts.json`).
 
 Adding a rule: write `policies/<rule_id>.py`, list it in `RULES` in `policies/__init__.py`, add it to
 `default.yaml`, add `tests/policies/<rule-id>/{pass,fail}.yaml` and `fail.expected`, run
-`trainops policy schema > schemas/local/policy-config.json` and
+`trainops policy schema > lib/trainops/schemas/local/policy-config.json` and
 `trainops policy list --format markdown > policies/README.md`.
 """
 

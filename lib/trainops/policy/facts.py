@@ -1,7 +1,7 @@
 """Cluster facts the policy rules need: from a :class:`~trainops.cluster.Cluster` of
 ``apps/clusters.py``, or from a small YAML facts file for users who only lint hand-written YAML.
 
-A facts file (checked against ``schemas/local/policy-facts.json``)::
+A facts file (checked against ``lib/trainops/schemas/local/policy-facts.json``)::
 
     gpuResources: [nvidia.com/gpu]
     rdmaResources: [rdma/hca]

@@ -1,6 +1,6 @@
 """JSON Schema checks of the policy config and facts files, with one-line messages.
 
-The schemas live in ``schemas/local/`` (STYLE.md habit 9); the messages follow yamllint's
+The schemas live in ``lib/trainops/schemas/local/`` (STYLE.md habit 9); the messages follow yamllint's
 (``yamllint/config.py``: ``unknown option "x" for rule "y"``), so a typo in a config is named exactly.
 """
 
@@ -22,7 +22,7 @@ class ConfigError(UsageError):
 
 
 def local_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema ``schemas/local/<name>``.
+    """The JSON Schema ``lib/trainops/schemas/local/<name>``.
 
     Raises:
         SchemaError: the file is missing or not a JSON object.

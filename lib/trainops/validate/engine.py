@@ -22,6 +22,7 @@ from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
 from trainops.validate.nulls import prune_known_nulls
 from trainops.yaml.load import YAML, Document, locate_issues, read_text, stream_text
+from trainops.yaml.template import template_hint
 
 __all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
 
@@ -64,13 +65,17 @@ def validate_text(
     line_offset: int = 0,
     index_offset: int = 0,
 ) -> None:
-    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``."""
+    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``;
+    a Helm template gets a hint to render it first (:func:`~trainops.yaml.template.template_hint`)."""
     for item in stream_text(text, path, line_offset=line_offset, index_offset=index_offset):
         if isinstance(item, Finding):
             result.findings.append(item)
         elif item.data is not None:
             result.documents += 1
             result.extend(validate_document(item, registry, options))
+    hint = template_hint(text, path, line_offset=line_offset)
+    if hint is not None:
+        result.findings.append(hint)
 
 
 def validate_document(
