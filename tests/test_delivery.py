@@ -1,0 +1,286 @@
+"""The delivery step of synth: Argo CD objects under generated/<cluster>/argocd/ from the apps."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from trainops.app import AppDef
+from trainops.cluster import Cluster
+from trainops.errors import UsageError
+from trainops.kinds import group_kind
+from trainops.project import Project, load_project
+from trainops.synth import render_project
+from trainops.synth.delivery import app_class, controller_owned, kubeflow_defaulted
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO.parent / "shared" / "examples"
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Project:
+    return load_project(REPO)
+
+
+@pytest.fixture(scope="module")
+def results(bundled: Project) -> dict[tuple[str, str], Any]:
+    return {(r.cluster, r.app): r for r in render_project(bundled)}
+
+
+def _objects(results: dict[tuple[str, str], Any], cluster: str, app: str) -> list[dict[str, Any]]:
+    return list(results[(cluster, app)].objects.values())
+
+
+def test_shared_objects_live_with_the_first_cluster_of_the_class(results: dict[tuple[str, str], Any]) -> None:
+    # gpu-prod and gpu-staging share the class "gpu": its objects are written once, under gpu-prod.
+    assert ("gpu-staging", "argocd") not in results
+    kinds = sorted(obj["kind"] for obj in _objects(results, "gpu-prod", "argocd"))
+    assert kinds == ["AppProject", "ApplicationSet", "ApplicationSet", "ApplicationSet", "ApplicationSet"]
+
+
+def test_protected_cluster_gets_its_own_pinned_sets(
+    results: dict[tuple[str, str], Any], bundled: Project
+) -> None:
+    sets = [o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "ApplicationSet"]
+    by_cluster = {
+        s["spec"]["generators"][0]["matrix"]["generators"][0]["clusters"]["selector"]["matchExpressions"][0][
+            "values"
+        ][0]: s["spec"]["template"]["spec"]["source"]["targetRevision"]
+        for s in sets
+    }
+    assert by_cluster == {c.name: c.target_revision for c in bundled.clusters}
+    assert bundled.cluster("gpu-prod").protected
+
+
+@pytest.mark.parametrize(
+    ("app", "expected"),
+    [
+        ("training-data", "long-lived"),
+        ("tf-serving", "long-lived"),
+        ("pytorch-ddp-single-node", "training"),
+        ("pytorch-ddp-multi-node", "training"),
+    ],
+)
+def test_bundled_app_classes(
+    results: dict[tuple[str, str], Any], bundled: Project, app: str, expected: str
+) -> None:
+    objects = _objects(results, "gpu-prod", app)
+    assert app_class(bundled.apps[app], bundled.cluster("gpu-prod"), objects) == expected
+    sets = [o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "ApplicationSet"]
+    holding = {
+        s["spec"]["template"]["metadata"]["labels"]["trainops.dev/app-class"]
+        for s in sets
+        if any(
+            d["path"].endswith(f"/{app}")
+            for d in s["spec"]["generators"][0]["matrix"]["generators"][1]["git"]["directories"]
+        )
+    }
+    assert holding == {expected}
+
+
+def test_run_once_objects_are_kept_and_not_drift(results: dict[tuple[str, str], Any]) -> None:
+    job = _objects(results, "gpu-prod", "pytorch-ddp-multi-node")[0]
+    annotations = job["metadata"]["annotations"]
+    assert "Prune=false" in annotations["argocd.argoproj.io/sync-options"].split(",")
+    # A superseded run requires pruning but does not turn its Application OutOfSync.
+    assert annotations["argocd.argoproj.io/compare-options"] == "IgnoreExtraneous"
+
+
+def test_hpa_target_replicas_are_ignored(results: dict[tuple[str, str], Any]) -> None:
+    objects = _objects(results, "gpu-prod", "tf-serving")
+    hpa = next(o for o in objects if o["kind"] == "HorizontalPodAutoscaler")
+    entries = [e.to_dict() for e in controller_owned(objects)]
+    assert entries == [
+        {
+            "group": "apps",
+            "kind": hpa["spec"]["scaleTargetRef"]["kind"],
+            "name": hpa["spec"]["scaleTargetRef"]["name"],
+            "namespace": hpa["metadata"]["namespace"],
+            "jsonPointers": ["/spec/replicas"],
+        }
+    ]
+
+
+def test_project_allows_exactly_the_rendered_kinds(results: dict[tuple[str, str], Any]) -> None:
+    project = next(o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "AppProject")
+    rendered = {
+        group_kind(o) for (cluster, app), r in results.items() if app != "argocd" for o in r.objects.values()
+    }
+    allowed = {(k["group"], k["kind"]) for k in project["spec"]["namespaceResourceWhitelist"]}
+    assert allowed == rendered
+
+
+def _example_docs(rel: str) -> list[dict[str, Any]]:
+    return [
+        d for d in yaml.safe_load_all((EXAMPLES / rel).read_text(encoding="utf-8")) if isinstance(d, dict)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rel", "pointer"),
+    [
+        ("trainer-docs-snippets/docs/user-guides/trainjob-lifecycle.md.block-01.yaml", "/spec/suspend"),
+        ("k8s-website/content/en/examples/controllers/job-success-policy.yaml", "/spec/suspend"),
+        ("training-operator/examples/pytorch/elastic/imagenet/imagenet.yaml", "/spec/runPolicy/suspend"),
+    ],
+)
+def test_suspend_of_upstream_run_once_examples_is_ignored(rel: str, pointer: str) -> None:
+    docs = _example_docs(rel)
+    gk = group_kind(docs[0])
+    assert gk is not None
+    entries = [e for e in controller_owned(docs) if (e.group, e.kind) == gk]
+    assert any(pointer in e.json_pointers for e in entries)
+
+
+def test_upstream_hpa_example_ignores_its_target_replicas() -> None:
+    docs = _example_docs("k8s-website/content/en/examples/application/hpa/php-apache.yaml")
+    hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
+    (entry,) = controller_owned(docs)
+    assert (entry.kind, entry.name, entry.json_pointers) == (
+        hpa["spec"]["scaleTargetRef"]["kind"],
+        hpa["spec"]["scaleTargetRef"]["name"],
+        ("/spec/replicas",),
+    )
+
+
+@pytest.mark.parametrize("kind", ["PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob"])
+def test_kubeflow_defaults_name_the_kind_replica_field(kind: str) -> None:
+    from trainops.kinds import REPLICA_SPECS_FIELD
+
+    paths = kubeflow_defaulted(kind)
+    assert ".spec.runPolicy.cleanPodPolicy" in paths
+    assert f".spec.{REPLICA_SPECS_FIELD[kind]}[].restartPolicy" in paths
+    assert any(".ports" in p for p in paths) == (kind != "MPIJob")
+
+
+def test_generated_argocd_directory_validates(cli: Any) -> None:
+    run = cli("validate", "--cluster", "gpu-prod", "generated/gpu-prod/argocd")
+    assert run.code == 0, run.out + run.err
+
+
+# --- small projects written by the test ---------------------------------------------------------
+
+APPS = """
+from trainops.app import AppDef
+from trainops.cluster import Cluster
+from trainops.constructs._core.base import emit
+from constructs import Construct
+
+ARGO = {{"argo-cd": "v3.5.1"}}
+CLUSTERS = (
+    Cluster(name="lab-a", kubernetes_version="1.34", operators=ARGO, cluster_class="lab",
+            delivery="{delivery}", argocd_server="https://a.example.com"),
+    Cluster(name="lab-b", kubernetes_version="1.34", operators=ARGO, cluster_class="lab",
+            delivery="{delivery_b}", argocd_server="https://b.example.com"),
+)
+
+
+def job(chart, cluster):
+    emit(Construct(chart, "job"), {{
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {{"name": "prep-1a2b3c", "annotations": {{"argocd.argoproj.io/sync-options": "{options}"}}}},
+        "spec": {{"template": {{"spec": {{"restartPolicy": "Never",
+                  "containers": [{{"name": "main", "image": "busybox:1.36"}}]}}}}}},
+    }})
+
+
+def claim(chart, cluster):
+    emit(Construct(chart, "pvc"), {{
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {{"name": "data", "annotations": {{"argocd.argoproj.io/sync-wave": "-1"}}}},
+        "spec": {{"accessModes": ["ReadWriteOnce"], "resources": {{"requests": {{"storage": "1Gi"}}}}}},
+    }})
+
+
+APPS = (
+    AppDef(name="{job_name}", build=job, namespace="ml", team="research", delivery={job_class}),
+    AppDef(name="data", build=claim, namespace="ml", team="research"),
+)
+"""
+
+
+def _write(root: Path, **fmt: str) -> Project:
+    values = {
+        "delivery": "applications",
+        "delivery_b": "applications",
+        "options": "Prune=false",
+        "job_name": "prep",
+        "job_class": "None",
+        **fmt,
+    }
+    (root / "apps").mkdir(parents=True)
+    (root / "apps" / "__init__.py").write_text(textwrap.dedent(APPS.format(**values)), encoding="utf-8")
+    return load_project(root)
+
+
+def test_applications_mode_writes_one_application_per_app(tmp_path: Path) -> None:
+    results = {(r.cluster, r.app): r for r in render_project(_write(tmp_path))}
+    for cluster, server in (("lab-a", "https://a.example.com"), ("lab-b", "https://b.example.com")):
+        apps = {
+            o["metadata"]["name"]: o
+            for o in results[(cluster, "argocd")].objects.values()
+            if o["kind"] == "Application"
+        }
+        assert sorted(apps) == [f"{cluster}-data", f"{cluster}-prep"]
+        assert {a["spec"]["destination"]["server"] for a in apps.values()} == {server}
+        # The Application syncs in the wave of its earliest object (the PVC's -1).
+        assert apps[f"{cluster}-data"]["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
+        assert apps[f"{cluster}-prep"]["metadata"]["labels"]["trainops.dev/app-class"] == "training"
+    # The team's project covers both clusters of the class and is written once, with lab-a.
+    kinds = [o["kind"] for o in results[("lab-b", "argocd")].objects.values()]
+    assert "AppProject" not in kinds
+
+
+def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
+    project = _write(tmp_path, delivery="applicationset", delivery_b="applicationset")
+    full = {(r.cluster, r.app): r.files for r in render_project(project)}
+    alone = {(r.cluster, r.app): r.files for r in render_project(project, cluster="lab-a")}
+    assert alone[("lab-a", "argocd")] == full[("lab-a", "argocd")]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "message"),
+    [
+        ({"options": "Delete=false"}, r"training object Job/prep-1a2b3c lacks the sync option Prune=false"),
+        ({"job_class": "'long-lived'"}, r"delivery='long-lived' but it emits the run-once Job/prep-1a2b3c"),
+        ({"job_name": "argocd"}, r"the app name 'argocd' is reserved"),
+        ({"delivery_b": "applicationset"}, r"share the class 'lab' but differ in delivery"),
+    ],
+)
+def test_delivery_errors(tmp_path: Path, fmt: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        render_project(_write(tmp_path, **fmt))
+
+
+@pytest.mark.parametrize("revision", ["HEAD", "main", "v1", "abc123"])
+def test_protected_cluster_needs_a_pinned_revision(revision: str) -> None:
+    with pytest.raises(ValueError, match=r"a protected cluster must pin a tag .* or a full commit SHA"):
+        Cluster(name="prod", kubernetes_version="1.34", protected=True, target_revision=revision)
+
+
+@pytest.mark.parametrize("revision", ["v1.4.0", "2026.11.1", "0123456789abcdef0123456789abcdef01234567"])
+def test_protected_cluster_accepts_a_tag_or_sha(revision: str) -> None:
+    assert Cluster(name="prod", kubernetes_version="1.34", protected=True, target_revision=revision).protected
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"delivery": "helm"}, r"^Cluster delivery='helm': must be 'applicationset' or 'applications'"),
+        ({"cluster_class": "GPU"}, r"^Cluster cluster_class='GPU': must be a DNS-1123 label"),
+        ({"argocd_namespace": "Argo CD"}, r"^Cluster argocd_namespace='Argo CD': must be a DNS-1123 label"),
+        ({"target_revision": "a b"}, r"^Cluster target_revision='a b': not a git revision"),
+    ],
+)
+def test_cluster_delivery_errors(props: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Cluster(name="prod", kubernetes_version="1.34", **props)
+
+
+def test_app_delivery_must_be_a_class() -> None:
+    with pytest.raises(ValueError, match=r"^AppDef delivery='batch': must be 'long-lived' or 'training'"):
+        AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t", delivery="batch")  # type: ignore[arg-type]
