@@ -68,8 +68,9 @@ class Cluster:
         rdma_resource: extended resource name of RDMA HCAs, or ``None``. Default: ``rdma/hca``.
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
-        argocd_server: Argo CD destination server URL. Default: in-cluster.
-        argocd_name: the cluster's name in Argo CD (its cluster Secret). Default: ``name``.
+        argocd_server: Argo CD destination server URL. Default: in-cluster. Register the cluster in
+            Argo CD with the labels ``trainops.dev/cluster=<name>`` and
+            ``trainops.dev/cluster-class=<class>`` (the ApplicationSets select clusters by them).
         cluster_class: clusters of one class share one ApplicationSet per team and app class
             and one AppProject per team (their Argo CD objects are written under the first
             cluster of the class). Default: ``name`` (a class of its own).
@@ -99,7 +100,6 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
-    argocd_name: str | None = None
     cluster_class: str | None = None
     protected: bool = False
     target_revision: str = "HEAD"
@@ -131,11 +131,6 @@ class Cluster:
                 f"Cluster {self.name!r} protected=True target_revision={self.target_revision!r}: "
                 "a protected cluster must pin a tag (e.g. 'v1.4.0') or a full commit SHA"
             )
-
-    @property
-    def argocd_cluster(self) -> str:
-        """The cluster's name in Argo CD: ``argocd_name`` or ``name``."""
-        return self.argocd_name or self.name
 
     @property
     def delivery_class(self) -> str:
