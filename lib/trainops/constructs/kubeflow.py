@@ -34,7 +34,15 @@ from trainops.constructs._core.pod import (
     resolve_mount,
     scratch_volumes,
 )
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import (
+    require_env,
+    require_image,
+    require_labels,
+    require_quantity,
+    require_strings,
+    require_whole,
+    shm_size,
+)
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
@@ -201,17 +209,24 @@ class KubeflowJob(ObjectConstruct):
     _api_object: ApiObject
 
     def _setup(
-        self, cluster: Cluster, name: str, *, max_base_name: int, run_policy: RunPolicy | None
+        self,
+        cluster: Cluster,
+        name: str,
+        *,
+        max_base_name: int,
+        run_policy: RunPolicy | None,
+        operator: str | None = None,
     ) -> None:
-        """Check the target runs :attr:`OPERATOR` and the base name is a DNS-1035 label of at most
-        ``max_base_name`` characters.
+        """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
+        DNS-1035 label of at most ``max_base_name`` characters.
 
         Raises:
             ValueError: the cluster lacks the operator, or a bad name.
         """
-        if not cluster.has_operator(self.OPERATOR):
+        needed = operator or self.OPERATOR
+        if not cluster.has_operator(needed):
             raise ValueError(
-                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {self.OPERATOR} in operators"
+                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {needed} in operators"
             )
         self._cluster = cluster
         self._base_name = require_name(
@@ -291,3 +306,133 @@ def scratch_paths(pod: ReplicaPod) -> list[str]:
     if pod.shm is not None:
         paths.append(SHM_PATH)
     return paths
+
+
+#: Characters ``run_once_name`` appends to the base name (``-<hash6>``).
+_HASH_SUFFIX = 7
+#: Digits of the replica index a replica Service name leaves room for (up to 1000 replicas per type).
+_INDEX_DIGITS = 3
+
+
+def max_base_name(*replica_types: str) -> int:
+    """The longest base name a job with ``replica_types`` may have.
+
+    The operator names each replica's pod and Service ``<job>-<lower(type)>-<index>``
+    (``GenGeneralName`` in kubeflow/trainer ``pkg/core/utils.go``, v1.9) and a Service name must be
+    a DNS-1035 label of at most 63 characters; the job is named ``<base>-<hash6>`` and the index
+    may have up to three digits. E.g. ``max_base_name("Master", "Worker")`` is 45.
+
+    Args:
+        replica_types: the replica type names the job kind allows, e.g. ``"Chief"``, ``"Evaluator"``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/core/utils.go
+    """
+    longest = max(len(t) for t in replica_types)
+    return 63 - _HASH_SUFFIX - (longest + 2) - _INDEX_DIGITS
+
+
+@dataclass(frozen=True)
+class PodProps:
+    """The pod props every kubeflow.org/v1 job construct shares, before checking.
+
+    Args:
+        image: training image with a tag or digest (never ``latest``).
+        command: container command, or ``None`` for the image's entrypoint.
+        args: container args, or ``None``.
+        gpus: whole GPUs per pod.
+        cpu: cpu cores per pod as a quantity string.
+        memory: memory per pod as a quantity string in bytes.
+        rdma: RDMA HCAs per pod.
+        env: environment variables in order, or ``None``.
+        shm_size: ``/dev/shm`` size as a quantity string, or ``None`` for the default rule.
+        labels: extra labels, or ``None``.
+        service_account: ``serviceAccountName``, or ``None``.
+        read_only_root: read-only root filesystem.
+    """
+
+    image: str
+    command: Sequence[str] | None
+    args: Sequence[str] | None
+    gpus: int
+    cpu: str
+    memory: str
+    rdma: int
+    env: Mapping[str, str] | None
+    shm_size: str | None
+    labels: Mapping[str, str] | None
+    service_account: str | None
+    read_only_root: bool
+
+    def check(self, kind: str, cluster: Cluster, container_name: str, *, pods: int) -> ReplicaPod:
+        """Check every prop and build the :class:`ReplicaPod` (the same rules as ``PyTorchJob``).
+
+        ``/dev/shm`` is a memory emptyDir of half ``memory`` when the pod has several GPUs or the
+        job several pods, unless ``shm_size`` is given (then always, at most ``memory``).
+
+        Args:
+            kind: the construct's kind, for messages.
+            cluster: target cluster.
+            container_name: the container name the operator requires.
+            pods: how many pods the job runs (for the ``/dev/shm`` rule).
+
+        Raises:
+            ValueError: quoting ``kind``, the prop and its value.
+        """
+        image = require_image(kind, "image", self.image)
+        command = require_strings(kind, "command", self.command)
+        args = require_strings(kind, "args", self.args)
+        gpus = require_whole(kind, "gpus_per_replica", self.gpus, minimum=0)
+        cpu = require_quantity(kind, "cpu", self.cpu)
+        memory = require_quantity(kind, "memory", self.memory, whole_bytes=True)
+        rdma = require_whole(kind, "rdma", self.rdma, minimum=0)
+        if rdma and cluster.rdma_resource is None:
+            raise ValueError(f"{kind} rdma={self.rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
+        env = require_env(kind, "env", self.env or {})
+        labels = require_labels(kind, "labels", self.labels or {})
+        service_account = (
+            None
+            if self.service_account is None
+            else require_name(kind, "service_account", self.service_account)
+        )
+        shm = shm_size(kind, self.shm_size, memory, needed=gpus > 1 or pods > 1)
+        return ReplicaPod(
+            cluster=cluster,
+            container_name=container_name,
+            image=image,
+            command=command,
+            args=args,
+            cpu=cpu,
+            memory=memory,
+            gpus=gpus,
+            rdma=rdma,
+            env=env,
+            shm=shm,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=bool(self.read_only_root),
+        )
+
+
+def require_port(kind: str, prop: str, value: int | None) -> int | None:
+    """``value`` as a container port (1-65535), or ``None``.
+
+    Raises:
+        ValueError: not a whole number within 1-65535, quoting ``kind``, prop and value.
+    """
+    if value is None:
+        return None
+    port = require_whole(kind, prop, value, minimum=1)
+    if port > 65535:
+        raise ValueError(f"{kind} {prop}={value!r}: must be at most 65535")
+    return port
+
+
+def with_port(replica: dict[str, Any], name: str, port: int | None) -> dict[str, Any]:
+    """``replica`` (a ``ReplicaSpec`` from :meth:`ReplicaPod.replica`) with the container port
+    ``name`` set to ``port`` in its training container; unchanged when ``port`` is ``None`` (the
+    operator's defaulting then adds its default port of that name, e.g. ``setXGBoostJobDefaultPort``).
+    """
+    if port is not None:
+        container = replica["template"]["spec"]["containers"][0]
+        container["ports"] = [{"name": name, "containerPort": port}]
+    return replica

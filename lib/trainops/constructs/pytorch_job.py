@@ -7,17 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.base import Construct, require_name
+from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import (
-    half_quantity,
-    require_env,
-    require_image,
-    require_labels,
-    require_quantity,
     require_whole,
 )
-from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, ReplicaPod, RunPolicy, scratch_paths
-from trainops.quantity import Quantity
+from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "CleanPodPolicy", "ElasticPolicy", "PyTorchJob", "RunPolicy"]
 
@@ -171,23 +165,24 @@ class PyTorchJob(KubeflowJob):
     ) -> None:
         super().__init__(scope, id)
         self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
-        self._image = require_image(_KIND, "image", image)
-        self._command = _strings("command", command)
-        self._args = _strings("args", args)
         self._master = bool(master)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if master else 1)
-        self._gpus = require_whole(_KIND, "gpus_per_replica", gpus_per_replica, minimum=0)
-        self._cpu = require_quantity(_KIND, "cpu", cpu)
-        self._memory = require_quantity(_KIND, "memory", memory, whole_bytes=True)
-        self._rdma = require_whole(_KIND, "rdma", rdma, minimum=0)
-        if self._rdma and cluster.rdma_resource is None:
-            raise ValueError(f"{_KIND} rdma={rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
-        self._env = require_env(_KIND, "env", env or {})
-        self._labels = require_labels(_KIND, "labels", labels or {})
-        self._service_account = (
-            None if service_account is None else require_name(_KIND, "service_account", service_account)
-        )
-        self._read_only_root = bool(read_only_root_filesystem)
+        self._pod = PodProps(
+            image=image,
+            command=command,
+            args=args,
+            gpus=gpus_per_replica,
+            cpu=cpu,
+            memory=memory,
+            rdma=rdma,
+            env=env,
+            shm_size=shm_size,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=read_only_root_filesystem,
+        ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
+        self._gpus = self._pod.gpus
+        self._labels = dict(self._pod.labels or {})
         self._elastic = elastic
         if elastic is not None:
             if self._master:
@@ -200,22 +195,6 @@ class PyTorchJob(KubeflowJob):
                     f"and max_replicas={elastic.max_replicas}"
                 )
         self._nproc = self._check_nproc(nproc_per_node)
-        self._pod = ReplicaPod(
-            cluster=cluster,
-            container_name=CONTAINER_NAME,
-            image=self._image,
-            command=self._command,
-            args=self._args,
-            cpu=self._cpu,
-            memory=self._memory,
-            gpus=self._gpus,
-            rdma=self._rdma,
-            env=self._env,
-            shm=self._check_shm(shm_size),
-            labels=self._labels,
-            service_account=self._service_account,
-            read_only_root=self._read_only_root,
-        )
         self._emit()
 
     # -- properties ---------------------------------------------------------------------------
@@ -248,19 +227,6 @@ class PyTorchJob(KubeflowJob):
             )
         return value
 
-    def _check_shm(self, shm_size: str | None) -> Quantity | None:
-        if shm_size is not None:
-            size = require_quantity(_KIND, "shm_size", shm_size, whole_bytes=True)
-            if size.value > self._memory.value:
-                raise ValueError(
-                    f"{_KIND} shm_size={shm_size!r}: must not exceed memory={self._memory.canonical()!r} "
-                    "(memory-backed emptyDir counts against the memory limit)"
-                )
-            return size
-        if self._gpus > 1 or self.pods > 1:
-            return half_quantity(self._memory)
-        return None
-
     def _reserved_paths(self) -> list[str]:
         return scratch_paths(self._pod)
 
@@ -277,11 +243,3 @@ class PyTorchJob(KubeflowJob):
         if self._elastic is not None:
             spec["elasticPolicy"] = self._elastic.to_spec()
         return spec
-
-
-def _strings(prop: str, value: Sequence[str] | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{_KIND} {prop}={value!r}: must be a sequence of strings")
-    return tuple(value)

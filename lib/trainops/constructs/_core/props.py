@@ -7,7 +7,7 @@ the value, e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number`` (STY
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -191,3 +191,36 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
+
+
+def require_strings(construct: str, prop: str, value: Sequence[str] | None) -> tuple[str, ...] | None:
+    """Check that ``value`` is ``None`` or a sequence of strings (not one string) and return a tuple.
+
+    Raises:
+        ValueError: quoting the construct, prop and value.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{construct} {prop}={value!r}: must be a sequence of strings")
+    return tuple(value)
+
+
+def shm_size(construct: str, value: str | None, memory: Quantity, *, needed: bool) -> Quantity | None:
+    """The ``/dev/shm`` emptyDir size: ``value`` when given (at most ``memory``), else half of
+    ``memory`` when ``needed`` (several GPUs or pods: NCCL and DataLoader workers share memory through
+    it; the container runtime's default is 64 MiB), else ``None``.
+
+    Raises:
+        ValueError: ``value`` is not a byte quantity or exceeds ``memory`` (memory-backed emptyDir pages
+            count against the memory limit).
+    """
+    if value is None:
+        return half_quantity(memory) if needed else None
+    size = require_quantity(construct, "shm_size", value, whole_bytes=True)
+    if size.value > memory.value:
+        raise ValueError(
+            f"{construct} shm_size={value!r}: must not exceed memory={memory.canonical()!r} "
+            "(memory-backed emptyDir counts against the memory limit)"
+        )
+    return size
