@@ -180,7 +180,7 @@ def test_training_operator_cluster_gets_its_v1_mpijob(
     assert not {"mpiImplementation", "launcherCreationPolicy", "sshAuthMountPath"} & set(doc["spec"])
     texts = [Text(f"{k}.yaml", t) for k, t in synth(chart).items()]
     assert check(Target.of_cluster(test_cluster, schema_cache), texts).findings == []
-    with pytest.raises(ValueError, match="kubeflow.org/v1 MPIJob has no mpiImplementation"):
+    with pytest.raises(ValueError, match=r"kubeflow\.org/v1 MPIJob has no mpiImplementation"):
         MPIJob(
             chart,
             "Job2",

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trainops.cluster import Cluster
+from trainops.constructs._core.argocd import run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.pod import (
     container_security_context,
@@ -150,7 +151,7 @@ class DataPrepJob(ObjectConstruct):
             {
                 "apiVersion": self.api_version,
                 "kind": self.kind,
-                "metadata": {"name": self._name},
+                "metadata": {"name": self._name, "annotations": run_once_annotations()},
                 "spec": spec,
             },
         )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.props import require_whole
 from trainops.kinds import REPLICA_SPECS_FIELD, group_kind, pod_templates
@@ -275,7 +275,7 @@ class Experiment(ObjectConstruct):
                 "kind": self.kind,
                 "metadata": {
                     "name": self._name,
-                    "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
+                    "annotations": run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
                 },
                 "spec": spec,
             },
