@@ -13,6 +13,7 @@ from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.kinds import group_kind
+from trainops.pipeline import Target, Text, check
 from trainops.project import Project, load_project
 from trainops.synth import render_project
 from trainops.synth.delivery import app_class, controller_owned, kubeflow_defaulted
@@ -157,6 +158,70 @@ def test_kubeflow_defaults_name_the_kind_replica_field(kind: str) -> None:
     assert any(".ports" in p for p in paths) == (kind != "MPIJob")
 
 
+def _expand(value: Any, params: dict[str, str]) -> Any:
+    """Render the Go template expressions the ApplicationSets use, as the controller would."""
+    if isinstance(value, dict):
+        return {k: _expand(v, params) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, params) for v in value]
+    if isinstance(value, str):
+        for expression, replacement in params.items():
+            value = value.replace(expression, replacement)
+        assert "{{" not in value, f"unknown template parameter in {value!r}"  # missingkey=error
+    return value
+
+
+def _selected(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    return all(labels.get(e["key"]) in e["values"] for e in selector.get("matchExpressions", []))
+
+
+def test_application_sets_generate_every_cluster_app_pair(
+    results: dict[tuple[str, str], Any], bundled: Project, schema_cache: Path
+) -> None:
+    """Expand the matrix for the bundled clusters (registered with their two labels) over the
+    committed generated/ tree: one valid Application per (cluster, app), at the cluster's revision."""
+    sets = [o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "ApplicationSet"]
+    apps: dict[str, dict[str, Any]] = {}
+    for app_set in sets:
+        clusters_gen, git_gen = app_set["spec"]["generators"][0]["matrix"]["generators"]
+        for cluster in bundled.clusters:
+            labels = {
+                "trainops.dev/cluster": cluster.name,
+                "trainops.dev/cluster-class": cluster.delivery_class,
+            }
+            if not _selected(clusters_gen["clusters"]["selector"], labels):
+                continue
+            first = {
+                '{{ index .metadata.labels "trainops.dev/cluster" }}': cluster.name,
+                "{{ .server }}": cluster.argocd_server,
+            }
+            dirs = _expand(git_gen["git"]["directories"], first)
+            excluded = {d["path"] for d in dirs if d.get("exclude")}
+            for entry in dirs:
+                path = entry["path"]
+                if entry.get("exclude") or path in excluded or not (REPO / path).is_dir():
+                    continue
+                params = {**first, "{{ .path.path }}": path, "{{ .path.basename }}": Path(path).name}
+                app = {
+                    "apiVersion": "argoproj.io/v1alpha1",
+                    "kind": "Application",
+                    **_expand(app_set["spec"]["template"], params),
+                }
+                app["metadata"]["namespace"] = "argocd"
+                assert app["metadata"]["name"] not in apps
+                apps[app["metadata"]["name"]] = app
+    expected = {f"{cluster}-{app}" for cluster, app in results if app != "argocd"}
+    assert set(apps) == expected
+    for name, app in apps.items():
+        cluster = bundled.cluster(app["metadata"]["labels"]["trainops.dev/cluster"])
+        assert app["spec"]["source"]["targetRevision"] == cluster.target_revision, name
+        assert app["spec"]["destination"]["server"] == cluster.argocd_server, name
+    texts = [Text(f"{name}.yaml", yaml.safe_dump(app)) for name, app in sorted(apps.items())]
+    assert check(Target("1.34", {"argo-cd": "v3.5.1"}, schema_cache), texts).findings == []
+
+
 def test_generated_argocd_directory_validates(cli: Any) -> None:
     run = cli("validate", "--cluster", "gpu-prod", "generated/gpu-prod/argocd")
     assert run.code == 0, run.out + run.err
@@ -198,7 +263,7 @@ def claim(chart, cluster):
 
 APPS = (
     AppDef(name="{job_name}", build=job, namespace="ml", team="research", delivery={job_class}),
-    AppDef(name="data", build=claim, namespace="ml", team="research"),
+    AppDef(name="data", build=claim, namespace="{data_namespace}", team="{data_team}"),
 )
 """
 
@@ -210,6 +275,8 @@ def _write(root: Path, **fmt: str) -> Project:
         "options": "Prune=false",
         "job_name": "prep",
         "job_class": "None",
+        "data_team": "research",
+        "data_namespace": "ml",
         **fmt,
     }
     (root / "apps").mkdir(parents=True)
@@ -233,6 +300,30 @@ def test_applications_mode_writes_one_application_per_app(tmp_path: Path) -> Non
     # The team's project covers both clusters of the class and is written once, with lab-a.
     kinds = [o["kind"] for o in results[("lab-b", "argocd")].objects.values()]
     assert "AppProject" not in kinds
+
+
+def test_one_project_and_one_set_per_team_and_class(tmp_path: Path) -> None:
+    project = _write(
+        tmp_path,
+        delivery="applicationset",
+        delivery_b="applicationset",
+        data_team="vision",
+        data_namespace="cv",
+    )
+    results = {(r.cluster, r.app): r for r in render_project(project)}
+    objects = list(results[("lab-a", "argocd")].objects.values())
+    projects = {o["metadata"]["name"]: o for o in objects if o["kind"] == "AppProject"}
+    sets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ApplicationSet"}
+    assert sorted(projects) == ["research-lab", "vision-lab"]
+    assert sorted(sets) == ["lab-research-training", "lab-vision-long-lived"]
+    # Each team's project allows only its own namespace and kinds, on both clusters of the class.
+    vision = projects["vision-lab"]["spec"]
+    assert {(d["server"], d["namespace"]) for d in vision["destinations"]} == {
+        ("https://a.example.com", "cv"),
+        ("https://b.example.com", "cv"),
+    }
+    assert vision["namespaceResourceWhitelist"] == [{"group": "", "kind": "PersistentVolumeClaim"}]
+    assert sets["lab-vision-long-lived"]["spec"]["template"]["spec"]["project"] == "vision-lab"
 
 
 def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
