@@ -245,6 +245,11 @@ CLUSTERS = (
 
 
 def job(chart, cluster):
+    emit(Construct(chart, "config"), {{
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {{"name": "prep", "annotations": {{"argocd.argoproj.io/sync-wave": "{config_wave}"}}}},
+        "data": {{"on": "yes"}},
+    }})
     emit(Construct(chart, "job"), {{
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {{"name": "prep-1a2b3c", "annotations": {{"argocd.argoproj.io/sync-options": "{options}"}}}},
@@ -277,6 +282,7 @@ def _write(root: Path, **fmt: str) -> Project:
         "job_class": "None",
         "data_team": "research",
         "data_namespace": "ml",
+        "config_wave": "0",
         **fmt,
     }
     (root / "apps").mkdir(parents=True)
@@ -340,6 +346,10 @@ def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
         ({"job_class": "'long-lived'"}, r"delivery='long-lived' but it emits the run-once Job/prep-1a2b3c"),
         ({"job_name": "argocd"}, r"the app name 'argocd' is reserved"),
         ({"delivery_b": "applicationset"}, r"share the class 'lab' but differ in delivery"),
+        (
+            {"config_wave": "-1"},
+            r"app 'prep' on cluster 'lab-a': a training app must sit in one sync wave, not \[-1, 0\]",
+        ),
     ],
 )
 def test_delivery_errors(tmp_path: Path, fmt: dict[str, str], message: str) -> None:

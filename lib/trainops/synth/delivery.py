@@ -152,9 +152,16 @@ def app_class(app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any
 
     ``AppDef.delivery`` when set, else ``training`` if any object is of a run-once kind.
 
+    A training app's objects must all sit in one sync wave: Argo CD waits for every applied
+    object to be healthy only when a sync spans several waves (gitops-engine ``sync_tasks.go``
+    ``multiStep``), and a run is Progressing until it finishes, so a multi-wave training sync would
+    stay Running for the whole run (blocking the next one) and fail when the run fails. Put
+    queues, runtimes and volumes in a long-lived app instead.
+
     Raises:
-        UsageError: a long-lived app emitting run-once objects, or a training app's run-once object
-            without ``Prune=false`` (a sync could delete a superseded run that is still running).
+        UsageError: a long-lived app emitting run-once objects, a training app's run-once object
+            without ``Prune=false`` (a sync could delete a superseded run that is still running),
+            or a training app spanning several sync waves.
     """
     run_once = [o for o in objects if group_kind(o) in RUN_ONCE]
     where = f"apps: app {app_def.name!r} on cluster {cluster.name!r}"
@@ -171,6 +178,12 @@ def app_class(app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any
                 f"{where}: training object {obj['kind']}/{obj['metadata']['name']} lacks the sync option "
                 "Prune=false: a sync would delete a superseded run that may still be running"
             )
+    waves = sorted({_wave(o) for o in objects})
+    if chosen == "training" and len(waves) > 1:
+        raise UsageError(
+            f"{where}: a training app must sit in one sync wave, not {waves}: Argo CD would hold "
+            "the sync until the run finishes; move queues, runtimes and volumes to a long-lived app"
+        )
     return chosen
 
 
