@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.constructs.argocd_application import Application, IgnoreDifference
+from trainops.constructs.argocd_application import Application, IgnoreDifference, merge_ignores
 from trainops.pipeline import Target, Text, check
 
 REPLICAS = IgnoreDifference(
@@ -130,3 +130,20 @@ def test_prop_errors(chart: Any, props: dict[str, Any], message: str) -> None:
 def test_ignore_difference_errors(props: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         IgnoreDifference(group="apps", **props)
+
+
+def test_entries_for_one_selector_are_merged() -> None:
+    defaults = IgnoreDifference(
+        group="kubeflow.org", kind="PyTorchJob", jq_path_expressions=(".spec.runPolicy.cleanPodPolicy",)
+    )
+    merged = merge_ignores([SUSPEND, REPLICAS, defaults, SUSPEND])
+    # One entry per (group, kind, namespace, name); the named Deployment stays its own entry.
+    assert [e.to_dict() for e in merged] == [
+        REPLICAS.to_dict(),
+        {
+            "group": "kubeflow.org",
+            "kind": "PyTorchJob",
+            "jsonPointers": ["/spec/runPolicy/suspend"],
+            "jqPathExpressions": [".spec.runPolicy.cleanPodPolicy"],
+        },
+    ]

@@ -149,6 +149,21 @@ class IgnoreDifference:
         )
 
 
+def merge_ignores(entries: Sequence[IgnoreDifference]) -> list[IgnoreDifference]:
+    """One entry per (group, kind, namespace, name) with the union of its pointers and jq paths
+    (each kept once, in first-seen order), sorted: the same input gives the same output."""
+    merged: dict[tuple[str, str, str | None, str | None], tuple[list[str], list[str]]] = {}
+    for entry in entries:
+        pointers, paths = merged.setdefault((entry.group, entry.kind, entry.namespace, entry.name), ([], []))
+        pointers += [p for p in entry.json_pointers if p not in pointers]
+        paths += [p for p in entry.jq_path_expressions if p not in paths]
+    out = [
+        IgnoreDifference(group, kind, tuple(pointers), tuple(paths), name, namespace)
+        for (group, kind, namespace, name), (pointers, paths) in merged.items()
+    ]
+    return sorted(out, key=IgnoreDifference.sort_key)
+
+
 def require_app_class(construct: str, value: object) -> AppClass:
     """Check ``kind_of_app``.
 
@@ -207,9 +222,9 @@ def application_spec(
 ) -> dict[str, Any]:
     """The ``spec`` of an Application (or an ApplicationSet template) of class ``kind_of_app``.
 
-    ``ignore_differences`` are de-duplicated and sorted, so the same input gives the same output.
+    ``ignore_differences`` are merged per object selector (:func:`merge_ignores`) and sorted.
     """
-    entries = sorted(set(ignore_differences), key=IgnoreDifference.sort_key)
+    entries = merge_ignores(ignore_differences)
     spec: dict[str, Any] = {
         "project": project,
         "source": {"repoURL": repo_url, "targetRevision": target_revision, "path": path},

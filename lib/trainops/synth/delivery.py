@@ -38,6 +38,7 @@ from trainops.constructs.argocd_application import (
     AppClass,
     Application,
     IgnoreDifference,
+    merge_ignores,
 )
 from trainops.constructs.argocd_applicationset import ARGOCD_DIR, ApplicationSet
 from trainops.constructs.argocd_project import AppProject, Destination
@@ -110,7 +111,7 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
       and the API server defaults in TrainJobs (:data:`TRAINJOB_DEFAULTED`).
 
     Returns:
-        Entries sorted and without duplicates.
+        One entry per kind or named object (:func:`merge_ignores`), sorted.
     """
     entries: set[IgnoreDifference] = set()
     for obj in objects:
@@ -138,7 +139,7 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
             )
         if gk == ("trainer.kubeflow.org", "TrainJob"):
             entries.add(IgnoreDifference(group=group, kind=kind, json_pointers=TRAINJOB_DEFAULTED))
-    return sorted(entries, key=IgnoreDifference.sort_key)
+    return merge_ignores(list(entries))
 
 
 def sync_options(obj: dict[str, Any]) -> set[str]:
