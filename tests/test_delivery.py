@@ -12,7 +12,7 @@ import yaml
 from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
-from trainops.kinds import group_kind
+from trainops.kinds import CLUSTER_SCOPED, group_kind
 from trainops.pipeline import Target, Text, check
 from trainops.project import Project, load_project
 from trainops.synth import render_project
@@ -53,7 +53,8 @@ def test_protected_cluster_gets_its_own_pinned_sets(
         ][0]: s["spec"]["template"]["spec"]["source"]["targetRevision"]
         for s in sets
     }
-    assert by_cluster == {c.name: c.target_revision for c in bundled.clusters}
+    members = [c for c in bundled.clusters if c.delivery_class == "gpu"]
+    assert by_cluster == {c.name: c.target_revision for c in members}
     assert bundled.cluster("gpu-prod").protected
 
 
@@ -106,13 +107,26 @@ def test_hpa_target_replicas_are_ignored(results: dict[tuple[str, str], Any]) ->
     ]
 
 
-def test_project_allows_exactly_the_rendered_kinds(results: dict[tuple[str, str], Any]) -> None:
-    project = next(o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "AppProject")
+@pytest.mark.parametrize("lead", ["gpu-prod", "gpu-next"])
+def test_project_allows_exactly_the_rendered_kinds(
+    results: dict[tuple[str, str], Any], bundled: Project, lead: str
+) -> None:
+    project = next(o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject")
+    members = {c.name for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class}
     rendered = {
-        group_kind(o) for (cluster, app), r in results.items() if app != "argocd" for o in r.objects.values()
+        group_kind(o)
+        for (cluster, app), r in results.items()
+        if app != "argocd" and cluster in members
+        for o in r.objects.values()
     }
-    allowed = {(k["group"], k["kind"]) for k in project["spec"]["namespaceResourceWhitelist"]}
+    allowed = {
+        (k["group"], k["kind"])
+        for key in ("namespaceResourceWhitelist", "clusterResourceWhitelist")
+        for k in project["spec"][key]
+    }
     assert allowed == rendered
+    cluster_scoped = {(k["group"], k["kind"]) for k in project["spec"]["clusterResourceWhitelist"]}
+    assert cluster_scoped <= CLUSTER_SCOPED
 
 
 def _example_docs(rel: str) -> list[dict[str, Any]]:
@@ -182,7 +196,13 @@ def test_application_sets_generate_every_cluster_app_pair(
 ) -> None:
     """Expand the matrix for the bundled clusters (registered with their two labels) over the
     committed generated/ tree: one valid Application per (cluster, app), at the cluster's revision."""
-    sets = [o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "ApplicationSet"]
+    sets = [
+        o
+        for (_, app), r in results.items()
+        if app == "argocd"
+        for o in r.objects.values()
+        if o["kind"] == "ApplicationSet"
+    ]
     apps: dict[str, dict[str, Any]] = {}
     for app_set in sets:
         clusters_gen, git_gen = app_set["spec"]["generators"][0]["matrix"]["generators"]
@@ -385,3 +405,21 @@ def test_cluster_delivery_errors(props: dict[str, Any], message: str) -> None:
 def test_app_delivery_must_be_a_class() -> None:
     with pytest.raises(ValueError, match=r"^AppDef delivery='batch': must be 'long-lived' or 'training'"):
         AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t", delivery="batch")  # type: ignore[arg-type]
+
+
+def test_argocd_output_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
+    """Sets and dicts must not leak their iteration order into the YAML (byte-identical output)."""
+    import os
+    import subprocess
+    import sys
+
+    trees = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [str(Path(sys.executable).with_name("trainops")), "synth", "--out", str(out)]
+        subprocess.run(command, cwd=REPO, env=env, check=True, timeout=300, capture_output=True)
+        trees.append(
+            {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("argocd/*.yaml"))}
+        )
+    assert trees[0] and trees[0] == trees[1]

@@ -169,16 +169,15 @@ def test_cdk8s_app_entry_point_writes_every_chart(tmp_path: Path) -> None:
     env = {**os.environ, "CDK8S_OUTDIR": str(tmp_path)}
     subprocess.run([sys.executable, "-m", "apps"], cwd=REPO, env=env, check=True, timeout=120)
     written = sorted(p.name for p in tmp_path.glob("*.k8s.yaml"))
-    generated = sorted(p.name for p in (REPO / "generated").iterdir() if p.is_dir())
-    apps = sorted(
-        {
-            d.name
-            for cluster in generated
-            for d in (REPO / "generated" / cluster).iterdir()
-            if d.is_dir() and d.name != "argocd"  # Argo CD objects come from synth's delivery step
-        }
+    generated = REPO / "generated"
+    expected = sorted(
+        f"{cluster.name}-{app.name}.k8s.yaml"
+        for cluster in generated.iterdir()
+        if cluster.is_dir()
+        for app in cluster.iterdir()
+        if app.is_dir() and app.name != "argocd"  # Argo CD objects come from synth's delivery step
     )
-    assert written == sorted(f"{c}-{a}.k8s.yaml" for c in generated for a in apps)
+    assert written == expected
     kinds = {
         doc["kind"] for p in tmp_path.glob("*.k8s.yaml") for doc in yaml.safe_load_all(p.read_text()) if doc
     }

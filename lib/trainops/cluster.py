@@ -71,6 +71,14 @@ class Cluster:
         argocd_server: Argo CD destination server URL. Default: in-cluster. Register the cluster in
             Argo CD with the labels ``trainops.dev/cluster=<name>`` and
             ``trainops.dev/cluster-class=<class>`` (the ApplicationSets select clusters by them).
+        prometheus_labels: labels the cluster's Prometheus selects monitors by (its
+            ``podMonitorSelector``/``serviceMonitorSelector``, e.g. ``{"release": "kube-prometheus-stack"}``).
+            Default: none.
+        prometheus_namespace: namespace Prometheus runs in (NetworkPolicy scrape rules). Default: ``monitoring``.
+        ingress_namespace: namespace of the ingress controller (NetworkPolicy serving rules).
+            Default: ``ingress-nginx``.
+        kueue_namespace_labels: labels Kueue's ``managedJobsNamespaceSelector`` matches (Kueue's
+            default selector matches every namespace but kube-system and kueue-system). Default: none.
         cluster_class: clusters of one class share one ApplicationSet per team and app class
             and one AppProject per team (their Argo CD objects are written under the first
             cluster of the class). Default: ``name`` (a class of its own).
@@ -100,6 +108,10 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
+    prometheus_labels: dict[str, str] = field(default_factory=dict)
+    prometheus_namespace: str = "monitoring"
+    ingress_namespace: str = "ingress-nginx"
+    kueue_namespace_labels: dict[str, str] = field(default_factory=dict)
     cluster_class: str | None = None
     protected: bool = False
     target_revision: str = "HEAD"

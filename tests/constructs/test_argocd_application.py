@@ -147,3 +147,14 @@ def test_entries_for_one_selector_are_merged() -> None:
             "jqPathExpressions": [".spec.runPolicy.cleanPodPolicy"],
         },
     ]
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0)])
+def test_merging_does_not_depend_on_entry_order(order: tuple[int, int, int]) -> None:
+    entries = [
+        IgnoreDifference(group="batch", kind="Job", json_pointers=("/spec/suspend",)),
+        IgnoreDifference(group="batch", kind="Job", json_pointers=("/spec/completions",)),
+        IgnoreDifference(group="batch", kind="Job", jq_path_expressions=(".spec.parallelism",)),
+    ]
+    (merged,) = merge_ignores([entries[i] for i in order])
+    assert merged.json_pointers == ("/spec/completions", "/spec/suspend")

@@ -142,10 +142,12 @@ def test_training_job_follows_the_target(
         gpus_per_node=4,
         queue="team-a",
     )
+    v1_kueue = replace(test_cluster, operators={**test_cluster.operators, "kueue": "v0.19.2"})
     on_v1 = TrainingJob(
         chart,
         "B",
-        cluster=test_cluster,
+        cluster=v1_kueue,
+        priority="production",
         name="resnet",
         image="x.io/r:1",
         nodes=2,
@@ -161,6 +163,12 @@ def test_training_job_follows_the_target(
         "Worker": 1,
     }
     assert v1["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    assert v1["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "production"
+    # The queue label goes on the job (Kueue's workload), not on its pods.
+    assert "metadata" not in v1["spec"]["pytorchReplicaSpecs"]["Master"]["template"]
+    assert v1["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "production"
+    # The queue label goes on the job (Kueue's workload), not on its pods.
+    assert "labels" not in v1["spec"]["pytorchReplicaSpecs"]["Master"]["template"].get("metadata", {})
     v2 = yaml.safe_load(docs[f"TrainJob/{on_v2.name}"])
     assert v2["spec"]["trainer"]["numNodes"] == 2
 

@@ -16,17 +16,27 @@ from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollector, Objective, Parameter
 from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.kubeflow import RunPolicy
+from trainops.constructs.limit_range import LimitRange
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.mpi_job import MPIJob
+from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
+from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
+from trainops.constructs.pod_monitor import PodMonitor
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
 from trainops.constructs.resource_flavor import ResourceFlavor
+from trainops.constructs.resource_quota import ResourceQuota
+from trainops.constructs.role import PolicyRule, Role
+from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
+from trainops.constructs.team_namespace import TeamNamespace
 from trainops.constructs.tf_job import TFJob
 from trainops.constructs.train_job import TrainJob
 from trainops.constructs.training_job import TrainingJob
+from trainops.constructs.training_runtime import TrainingRuntime
 from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 from trainops.constructs.xgboost_job import XGBoostJob
 
@@ -42,26 +52,37 @@ __all__ = [
     "Experiment",
     "FlavorQuota",
     "JAXJob",
+    "LimitRange",
     "LocalQueue",
     "MPIJob",
     "MetricsCollector",
     "ModelServer",
     "ModelService",
     "Mount",
+    "NetworkPolicy",
     "Objective",
     "PaddleElasticPolicy",
     "PaddleJob",
     "Parameter",
+    "PodDisruptionBudget",
+    "PodMonitor",
+    "PolicyRule",
     "PyTorchJob",
     "ResourceFlavor",
+    "ResourceQuota",
+    "Role",
+    "RoleBinding",
     "RunPolicy",
     "Scalable",
     "ScrapeTarget",
     "Selectable",
+    "ServiceAccount",
     "ServiceMonitor",
     "TFJob",
+    "TeamNamespace",
     "TrainJob",
     "TrainingJob",
+    "TrainingRuntime",
     "WorkloadPriorityClass",
     "XGBoostJob",
 ]

@@ -151,9 +151,10 @@ class IgnoreDifference:
 
 def merge_ignores(entries: Sequence[IgnoreDifference]) -> list[IgnoreDifference]:
     """One entry per (group, kind, namespace, name) with the union of its pointers and jq paths
-    (each kept once, in first-seen order), sorted: the same input gives the same output."""
+    (each kept once, in the order of the sorted entries), sorted: the same entries in any order
+    give the same output."""
     merged: dict[tuple[str, str, str | None, str | None], tuple[list[str], list[str]]] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=IgnoreDifference.sort_key):
         pointers, paths = merged.setdefault((entry.group, entry.kind, entry.namespace, entry.name), ([], []))
         pointers += [p for p in entry.json_pointers if p not in pointers]
         paths += [p for p in entry.jq_path_expressions if p not in paths]

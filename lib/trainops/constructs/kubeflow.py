@@ -22,6 +22,7 @@ from cdk8s import ApiObject, JsonPatch
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -51,6 +52,44 @@ CleanPodPolicy = Literal["None", "Running", "All"]
 
 
 @dataclass(frozen=True)
+class SchedulingPolicy:
+    """``runPolicy.schedulingPolicy``: gang scheduling through a PodGroup (Volcano or the
+    scheduler-plugins coscheduling plugin), so no pod of the job starts until all can.
+
+    Args:
+        min_available: pods that must be schedulable together; ``None`` means all of the job's pods.
+        queue: the gang scheduler's queue (Volcano), or ``None``.
+        priority_class: the PodGroup's priority class, or ``None``.
+        schedule_timeout_seconds: give up after this many seconds (coscheduling), or ``None``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
+    (``SchedulingPolicy``)
+    """
+
+    min_available: int | None = None
+    queue: str | None = None
+    priority_class: str | None = None
+    schedule_timeout_seconds: int | None = None
+
+    def to_spec(self) -> dict[str, Any]:
+        """The ``schedulingPolicy`` object."""
+        spec: dict[str, Any] = {}
+        if self.min_available is not None:
+            spec["minAvailable"] = require_whole(
+                "SchedulingPolicy", "min_available", self.min_available, minimum=1
+            )
+        if self.queue is not None:
+            spec["queue"] = self.queue
+        if self.priority_class is not None:
+            spec["priorityClass"] = require_name("SchedulingPolicy", "priority_class", self.priority_class)
+        if self.schedule_timeout_seconds is not None:
+            spec["scheduleTimeoutSeconds"] = require_whole(
+                "SchedulingPolicy", "schedule_timeout_seconds", self.schedule_timeout_seconds, minimum=1
+            )
+        return spec
+
+
+@dataclass(frozen=True)
 class RunPolicy:
     """``spec.runPolicy`` of a Kubeflow v1 job.
 
@@ -63,6 +102,9 @@ class RunPolicy:
         backoff_limit: retries before the job is marked failed. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds from the job's start, or ``None`` for
             none. Default: ``None``.
+        scheduling_policy: gang scheduling, or ``None``. Default: ``None``.
+        suspend: create the job suspended (resume it by editing git). Not with a Kueue ``queue``:
+            Kueue owns ``suspend`` then. Default: ``False``.
 
     Raises:
         ValueError: an unknown clean-pod policy, a negative backoff limit or a non-positive deadline.
@@ -73,6 +115,8 @@ class RunPolicy:
     clean_pod_policy: CleanPodPolicy = "Running"
     backoff_limit: int = 3
     active_deadline_seconds: int | None = None
+    scheduling_policy: SchedulingPolicy | None = None
+    suspend: bool = False
 
     def __post_init__(self) -> None:
         if self.clean_pod_policy not in ("None", "Running", "All"):
@@ -91,6 +135,10 @@ class RunPolicy:
         }
         if self.active_deadline_seconds is not None:
             spec["activeDeadlineSeconds"] = int(self.active_deadline_seconds)
+        if self.scheduling_policy is not None:
+            spec["schedulingPolicy"] = self.scheduling_policy.to_spec()
+        if self.suspend:
+            spec["suspend"] = True
         return spec
 
 
@@ -216,12 +264,17 @@ class KubeflowJob(ObjectConstruct):
         max_base_name: int,
         run_policy: RunPolicy | None,
         operator: str | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
     ) -> None:
         """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
-        DNS-1035 label of at most ``max_base_name`` characters.
+        DNS-1035 label of at most ``max_base_name`` characters; remember the Kueue ``queue`` and
+        ``priority`` (WorkloadPriorityClass), written as the job's ``kueue.x-k8s.io/queue-name`` and
+        ``kueue.x-k8s.io/priority-class`` labels.
 
         Raises:
-            ValueError: the cluster lacks the operator, or a bad name.
+            ValueError: the cluster lacks the operator (or Kueue, for a queue); a bad name; a queue
+                with ``run_policy.suspend`` (Kueue owns ``suspend``).
         """
         needed = operator or self.OPERATOR
         if not cluster.has_operator(needed):
@@ -234,6 +287,11 @@ class KubeflowJob(ObjectConstruct):
         )
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
+        self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
+        if self._queue_labels and self._run_policy.suspend:
+            raise ValueError(
+                f"{self.KIND} run_policy.suspend=True: Kueue suspends and resumes a queued job itself (queue={queue!r})"
+            )
 
     @property
     def pods(self) -> int:
@@ -259,8 +317,9 @@ class KubeflowJob(ObjectConstruct):
             "name": self._name,
             "annotations": run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
         }
-        if self._labels:
-            metadata["labels"] = dict(self._labels)
+        labels = {**self._labels, **self._queue_labels}
+        if labels:
+            metadata["labels"] = labels
         self._api_object = emit(
             self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
         )

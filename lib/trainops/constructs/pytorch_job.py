@@ -121,6 +121,8 @@ class PyTorchJob(KubeflowJob):
             bounds. Default: none.
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()`` (cleanPodPolicy Running,
             backoffLimit 3, no deadline).
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -159,12 +161,16 @@ class PyTorchJob(KubeflowJob):
         nproc_per_node: int | str | None = None,
         elastic: ElasticPolicy | None = None,
         run_policy: RunPolicy | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._setup(
+            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+        )
         self._master = bool(master)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if master else 1)
         self._pod = PodProps(

@@ -10,7 +10,7 @@ from cdk8s import ApiObject, JsonPatch
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
-from trainops.constructs._core.kueue import QUEUE_LABEL
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -82,7 +82,8 @@ class TrainJob(ObjectConstruct):
         shm_size: ``/dev/shm`` memory emptyDir size (bytes); default half of ``memory`` when the job
             has several GPUs or nodes, else none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
-        queue: Kueue LocalQueue name, or ``None``. Default: ``None``.
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the TrainJob. Default: none.
 
     Raises:
@@ -116,6 +117,7 @@ class TrainJob(ObjectConstruct):
         shm_size: str | None = None,
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, id)
@@ -156,8 +158,7 @@ class TrainJob(ObjectConstruct):
             else require_whole(_KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1)
         )
         self._labels = require_labels(_KIND, "labels", labels or {})
-        if queue is not None:
-            self._labels[QUEUE_LABEL] = require_name(_KIND, "queue", queue)
+        self._labels.update(queue_labels(_KIND, cluster, queue, priority))
         self._mounts: list[Mount] = []
         spec = self._spec()
         self._name = run_once_name(self._base_name, spec)
