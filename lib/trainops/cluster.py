@@ -79,6 +79,11 @@ class Cluster:
             Default: ``ingress-nginx``.
         kueue_namespace_labels: labels Kueue's ``managedJobsNamespaceSelector`` matches (Kueue's
             default selector matches every namespace but kube-system and kueue-system). Default: none.
+        gpu_types: GPU model name → node labels that select nodes with it, e.g.
+            ``{"a100": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}`` (GPU feature discovery
+            labels). Default: none.
+        spot_taints: taints on spot/preemptible nodes. Default: none.
+        spot_node_labels: node labels of spot/preemptible nodes. Default: none.
         cluster_class: clusters of one class share one ApplicationSet per team and app class
             and one AppProject per team (their Argo CD objects are written under the first
             cluster of the class). Default: ``name`` (a class of its own).
@@ -112,6 +117,9 @@ class Cluster:
     prometheus_namespace: str = "monitoring"
     ingress_namespace: str = "ingress-nginx"
     kueue_namespace_labels: dict[str, str] = field(default_factory=dict)
+    gpu_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    spot_taints: tuple[Taint, ...] = ()
+    spot_node_labels: dict[str, str] = field(default_factory=dict)
     cluster_class: str | None = None
     protected: bool = False
     target_revision: str = "HEAD"

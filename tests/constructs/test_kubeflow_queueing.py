@@ -80,3 +80,73 @@ def test_queue_errors(
     cluster = kueue_cluster if cluster_kind == "kueue" else test_cluster
     with pytest.raises(ValueError, match=message):
         JOBS["PyTorchJob"](chart, cluster=cluster, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def spot_cluster(test_cluster: Cluster) -> Cluster:
+    from trainops.cluster import Taint
+
+    return replace(
+        test_cluster,
+        gpu_types={"a100": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}},
+        spot_taints=(Taint("cloud.example.com/spot", "NoSchedule", "true"),),
+        spot_node_labels={"cloud.example.com/lifecycle": "spot"},
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(JOBS))
+def test_checkpoints_on_spot_nodes_and_gpu_type(
+    chart: Any, synth: Any, spot_cluster: Cluster, schema_cache: Path, kind: str
+) -> None:
+    job = JOBS[kind](chart, cluster=spot_cluster, gpus_per_replica=1)
+    before = job.name
+    job.use_checkpoints("checkpoints", "/ckpt", spot=True)
+    job.place_on("a100")
+    assert job.name != before  # a different placement is a different run
+    text = synth(chart)[f"{kind}/{job.name}"]
+    doc = yaml.safe_load(text)
+    from trainops.kinds import pod_templates
+
+    sites = pod_templates(doc)
+    assert sites
+    for site in sites:
+        pod = site.spec
+        container = pod["containers"][0]
+        assert {"name": "CHECKPOINT_DIR", "value": "/ckpt"} in container["env"]
+        assert {"name": "checkpoints", "mountPath": "/ckpt"} in container["volumeMounts"]
+        assert {
+            "key": "cloud.example.com/spot",
+            "operator": "Equal",
+            "value": "true",
+            "effect": "NoSchedule",
+        } in pod["tolerations"]
+        preferred = pod["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+        assert preferred["preference"]["matchExpressions"] == [
+            {"key": "cloud.example.com/lifecycle", "operator": "In", "values": ["spot"]}
+        ]
+        if "nvidia.com/gpu" in container["resources"]["limits"]:
+            assert pod["nodeSelector"]["nvidia.com/gpu.product"] == "NVIDIA-A100-SXM4-80GB"
+    result = check(Target.of_cluster(spot_cluster, schema_cache), [Text("job.yaml", text)])
+    assert [f for f in result.findings if f.level == "error"] == []
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda job: job.place_on("h100"),
+            "gpu_type='h100': cluster 'test' declares no such GPU type \\(declared: a100\\)",
+        ),
+        (lambda job: job.use_checkpoints("ckpt", "relative"), "mount path='relative'"),
+    ],
+)
+def test_placement_errors(chart: Any, spot_cluster: Cluster, call: Any, message: str) -> None:
+    job = JOBS["PyTorchJob"](chart, cluster=spot_cluster)
+    with pytest.raises(ValueError, match=message):
+        call(job)
+
+
+def test_spot_needs_cluster_facts(chart: Any, test_cluster: Cluster) -> None:
+    job = JOBS["PyTorchJob"](chart, cluster=test_cluster)
+    with pytest.raises(ValueError, match="use_checkpoints spot=True: cluster 'test' declares no spot_taints"):
+        job.use_checkpoints("ckpt", spot=True)

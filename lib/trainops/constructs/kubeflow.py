@@ -14,7 +14,7 @@ Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
 from cdk8s import ApiObject, JsonPatch
@@ -45,6 +45,7 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.kinds import pod_templates
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
 
@@ -236,6 +237,59 @@ class ReplicaPod:
         return {"replicas": replicas, "restartPolicy": restart_policy, "template": template}
 
 
+#: The environment variable that tells training code where checkpoints live.
+CHECKPOINT_ENV = "CHECKPOINT_DIR"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Job-wide pod settings applied to every pod template after the replicas are built.
+
+    Args:
+        gpu_labels: node labels of a GPU model, added to the node selector of pods with GPUs.
+        checkpoint_dir: the checkpoint mount path, exported as ``CHECKPOINT_DIR``, or ``None``.
+        spot: tolerate the cluster's spot taints and prefer its spot nodes.
+    """
+
+    gpu_labels: dict[str, str] = field(default_factory=dict)
+    checkpoint_dir: str | None = None
+    spot: bool = False
+
+    def apply(self, cluster: Cluster, obj: dict[str, Any]) -> None:
+        """Apply to every pod template of ``obj`` in place (:func:`trainops.kinds.pod_templates`)."""
+        if not (self.gpu_labels or self.checkpoint_dir or self.spot):
+            return
+        for site in pod_templates(obj):
+            pod = site.spec
+            containers = [c for c in pod.get("containers", []) if isinstance(c, dict)]
+            has_gpu = any(
+                cluster.gpu_resource in (c.get("resources") or {}).get("limits", {}) for c in containers
+            )
+            if self.gpu_labels and has_gpu:
+                pod["nodeSelector"] = {**pod.get("nodeSelector", {}), **self.gpu_labels}
+            if self.checkpoint_dir is not None:
+                for container in containers:
+                    env = [e for e in container.get("env", []) if e.get("name") != CHECKPOINT_ENV]
+                    container["env"] = [*env, {"name": CHECKPOINT_ENV, "value": self.checkpoint_dir}]
+            if self.spot:
+                pod["tolerations"] = [
+                    *pod.get("tolerations", []),
+                    *(t.toleration() for t in cluster.spot_taints),
+                ]
+                if cluster.spot_node_labels:
+                    terms = [
+                        {"key": k, "operator": "In", "values": [v]}
+                        for k, v in sorted(cluster.spot_node_labels.items())
+                    ]
+                    pod["affinity"] = {
+                        "nodeAffinity": {
+                            "preferredDuringSchedulingIgnoredDuringExecution": [
+                                {"weight": 100, "preference": {"matchExpressions": terms}}
+                            ]
+                        }
+                    }
+
+
 class KubeflowJob(ObjectConstruct):
     """Base of the kubeflow.org/v1 job constructs: run-once naming, emission and ``mount()``.
 
@@ -287,6 +341,7 @@ class KubeflowJob(ObjectConstruct):
         )
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
+        self._placement = Placement()
         self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
         if self._queue_labels and self._run_policy.suspend:
             raise ValueError(
@@ -310,8 +365,62 @@ class KubeflowJob(ObjectConstruct):
         """Mount paths the job's own scratch volumes use (``mount()`` refuses them)."""
         return []
 
-    def _emit(self) -> None:
+    def _full_spec(self) -> dict[str, Any]:
+        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) applied to every
+        pod template."""
         spec = self._spec()
+        self._placement.apply(
+            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
+        )
+        return spec
+
+    def _respec(self) -> None:
+        """Recompute the spec and the run-once name after an integration method changed them."""
+        spec = self._full_spec()
+        self._name = run_once_name(self._base_name, spec)
+        self._api_object.add_json_patch(
+            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
+        )
+
+    def place_on(self, gpu_type: str) -> None:
+        """Run the GPU pods only on nodes with the GPU model ``gpu_type`` (the node labels of
+        ``cluster.gpu_types[gpu_type]``, added to their node selector). The name changes with the spec.
+
+        Raises:
+            ValueError: the cluster declares no such GPU type.
+        """
+        labels = self._cluster.gpu_types.get(gpu_type)
+        if labels is None:
+            known = ", ".join(sorted(self._cluster.gpu_types)) or "none"
+            raise ValueError(
+                f"{self.KIND} gpu_type={gpu_type!r}: cluster {self._cluster.name!r} declares no such GPU type (declared: {known})"
+            )
+        self._placement = replace(self._placement, gpu_labels=dict(labels))
+        self._respec()
+
+    def use_checkpoints(
+        self, volume: ClaimSource | str, path: str = "/checkpoints", *, spot: bool = False
+    ) -> None:
+        """Make the job restartable from checkpoints: mount ``volume`` at ``path`` in every replica and
+        set ``CHECKPOINT_DIR`` to it (training code resumes from the newest checkpoint there); with
+        ``spot=True`` the pods also tolerate ``cluster.spot_taints`` and prefer nodes with
+        ``cluster.spot_node_labels``, so a preempted pod is restarted (``restartPolicy`` OnFailure or
+        ExitCode) on any node and resumes. The name changes with the spec.
+
+        Raises:
+            ValueError: a bad mount (see :meth:`mount`); ``spot=True`` on a cluster that declares no
+                spot taints or labels.
+        """
+        if spot and not (self._cluster.spot_taints or self._cluster.spot_node_labels):
+            raise ValueError(
+                f"{self.KIND} use_checkpoints spot=True: cluster {self._cluster.name!r} declares no spot_taints "
+                "or spot_node_labels"
+            )
+        self._placement = replace(self._placement, checkpoint_dir=path, spot=spot)
+        self.mount(volume, path)
+
+    def _emit(self) -> None:
+        spec = self._full_spec()
         self._name = run_once_name(self._base_name, spec)
         metadata: dict[str, Any] = {
             "name": self._name,
@@ -352,11 +461,7 @@ class KubeflowJob(ObjectConstruct):
         if any(m.claim_name == mount.claim_name for m in self._mounts):
             raise ValueError(f"{self.KIND} mount volume={mount.claim_name!r}: already mounted")
         self._mounts.append(mount)
-        spec = self._spec()
-        self._name = run_once_name(self._base_name, spec)
-        self._api_object.add_json_patch(
-            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
-        )
+        self._respec()
 
 
 def scratch_paths(pod: ReplicaPod) -> list[str]:
