@@ -84,7 +84,7 @@ class Cluster:
             labels). Default: none.
         spot_taints: taints on spot/preemptible nodes. Default: none.
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
-        cluster_class: clusters of one class share one ApplicationSet per team and app class
+        cluster_class: clusters of one class share one ApplicationSet per team, app class and namespace
             and one AppProject per team (their Argo CD objects are written under the first
             cluster of the class). Default: ``name`` (a class of its own).
         protected: the cluster syncs a pinned revision only (a tag or a full commit SHA,

@@ -57,6 +57,7 @@ def test_training_on_pinned_clusters(chart: Any, synth: Any, golden: Any, schema
         directories=["bert"],
         target_revision="v1.4.0",
         clusters=["gpu-prod"],
+        destination_namespace="ml-training",
         ignore_differences=[IgnoreDifference("batch", "Job", json_pointers=("/spec/suspend",))],
     )
     text = synth(chart)["ApplicationSet/gpu-ml-platform-training-gpu-prod"]
@@ -69,6 +70,7 @@ def test_training_on_pinned_clusters(chart: Any, synth: Any, golden: Any, schema
     # The pinned revision is read by the generator and synced by every generated Application.
     assert git["git"]["revision"] == spec["template"]["spec"]["source"]["targetRevision"] == "v1.4.0"
     assert spec["syncPolicy"] == {"preserveResourcesOnDeletion": True}
+    assert spec["template"]["spec"]["destination"] == {"server": "{{ .server }}", "namespace": "ml-training"}
     assert "finalizers" not in spec["template"]["metadata"]
     assert _validate(schema_cache, text) == []
 
@@ -92,6 +94,10 @@ def test_training_on_pinned_clusters(chart: Any, synth: Any, golden: Any, schema
         ({"clusters": []}, r"^ApplicationSet clusters=\[\]: give at least one cluster name or None"),
         ({"clusters": ["Prod"]}, r"^ApplicationSet clusters='Prod': must be a DNS-1123 label"),
         ({"root": "/generated"}, r"^ApplicationSet root='/generated': must be a relative path"),
+        (
+            {"destination_namespace": "ML"},
+            r"^ApplicationSet destination_namespace='ML': must be a DNS-1123 label",
+        ),
         ({"labels": {"": "x"}}, r"^ApplicationSet labels: label key '' is not a valid label key"),
     ],
 )

@@ -69,6 +69,9 @@ class ApplicationSet(ObjectConstruct):
             Default: every cluster of the class.
         exclude: directories to leave out. Default: ``("argocd",)`` (the set's own directory).
         root: the output root in the repository. Default: ``"generated"``.
+        destination_namespace: the Applications' destination namespace (an AppProject matches
+            an Application's destination, namespace included, against its destinations). Default:
+            none.
         ignore_differences: controller-owned fields (see ``Application``). Default: none.
         labels: extra labels on the set. Default: none.
 
@@ -96,6 +99,7 @@ class ApplicationSet(ObjectConstruct):
         clusters: Sequence[str] | None = None,
         exclude: Sequence[str] = (ARGOCD_DIR,),
         root: str = "generated",
+        destination_namespace: str | None = None,
         ignore_differences: Sequence[IgnoreDifference] = (),
         labels: Mapping[str, str] | None = None,
     ) -> None:
@@ -123,6 +127,9 @@ class ApplicationSet(ObjectConstruct):
         base = f"{root}/{CLUSTER_PARAM}"
         git_dirs: list[dict[str, Any]] = [{"path": f"{base}/{d}"} for d in sorted(set(directories))]
         git_dirs += [{"path": f"{base}/{d}", "exclude": True} for d in sorted(set(exclude))]
+        destination = {"server": "{{ .server }}"}
+        if destination_namespace is not None:
+            destination["namespace"] = require_name(_KIND, "destination_namespace", destination_namespace)
         url = require_repo_url(_KIND, repo_url)
         set_labels = {**require_labels(_KIND, "labels", labels or {}), TEAM_LABEL: team}
         template_metadata = {
@@ -137,7 +144,7 @@ class ApplicationSet(ObjectConstruct):
             repo_url=url,
             path="{{ .path.path }}",
             target_revision=revision,
-            destination={"server": "{{ .server }}"},
+            destination=destination,
             ignore_differences=ignore_differences,
         )
         spec: dict[str, Any] = {

@@ -11,8 +11,8 @@ needs to sync them (DESIGN.md decisions 4 and 5):
 - one **AppProject** per team and cluster class (``<team>-<class>``), allowing exactly the kinds,
   namespaces and clusters the team's apps use;
 - per cluster, as ``Cluster.delivery`` chooses: ``applicationset`` - one **ApplicationSet** per
-  (team, app class, pinned revision) for the whole class, with a cluster and a git directory
-  generator; ``applications`` - one plain **Application** ``<cluster>-<app>`` per app, in the
+  (team, app class, namespace, pinned revision) for the whole class, with a cluster and a git
+  directory generator (an AppProject checks an Application's destination namespace too); ``applications`` - one plain **Application** ``<cluster>-<app>`` per app, in the
   sync wave of its earliest object (PVCs in wave -1 come before the workloads that mount them).
 
 Objects shared by a cluster class (AppProjects, ApplicationSets) are written once, under the first
@@ -342,15 +342,14 @@ def _projects(chart: Chart, target: Cluster, members: list[Cluster], infos: list
 
 def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], infos: list[_AppInfo]) -> None:
     revisions = sorted({c.target_revision for c in members})
-    groups = sorted({(i.app.team, i.app_class, i.cluster.target_revision) for i in infos})
-    for team, kind_of_app, revision in groups:
-        mine = [
-            i
-            for i in infos
-            if (i.app.team, i.app_class, i.cluster.target_revision) == (team, kind_of_app, revision)
-        ]
+
+    def key(i: _AppInfo) -> tuple[str, AppClass, str, str]:
+        return (i.app.team, i.app_class, i.app.namespace, i.cluster.target_revision)
+
+    for team, kind_of_app, namespace, revision in sorted({key(i) for i in infos}):
+        mine = [i for i in infos if key(i) == (team, kind_of_app, namespace, revision)]
         pinned = [c.name for c in members if c.target_revision == revision]
-        name = f"{target.delivery_class}-{team}-{kind_of_app}"
+        name = f"{target.delivery_class}-{team}-{kind_of_app}-{namespace}"
         if len(revisions) > 1:
             name = f"{name}-{pinned[0]}"
         ApplicationSet(
@@ -365,6 +364,7 @@ def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], inf
             kind_of_app=kind_of_app,
             target_revision=revision,
             clusters=pinned,
+            destination_namespace=namespace,
             ignore_differences=[entry for i in mine for entry in i.ignore],
         )
 
@@ -382,6 +382,7 @@ def _applications(chart: Chart, target: Cluster, own: list[_AppInfo]) -> None:
             kind_of_app=info.app_class,
             target_revision=target.target_revision,
             destination_server=target.argocd_server,
+            destination_namespace=info.app.namespace,
             ignore_differences=info.ignore,
             wave=info.wave,
             labels={TEAM_LABEL: info.app.team, CLUSTER_LABEL: target.name},
