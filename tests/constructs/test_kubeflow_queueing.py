@@ -150,3 +150,12 @@ def test_spot_needs_cluster_facts(chart: Any, test_cluster: Cluster) -> None:
     job = JOBS["PyTorchJob"](chart, cluster=test_cluster)
     with pytest.raises(ValueError, match="use_checkpoints spot=True: cluster 'test' declares no spot_taints"):
         job.use_checkpoints("ckpt", spot=True)
+
+
+def test_priority_class_on_every_pod(chart: Any, synth: Any, test_cluster: Cluster) -> None:
+    job = JOBS["TFJob"](chart, cluster=test_cluster, ps=1)
+    job.use_priority_class("training-high")
+    doc = yaml.safe_load(synth(chart)[f"TFJob/{job.name}"])
+    from trainops.kinds import pod_templates
+
+    assert {site.spec["priorityClassName"] for site in pod_templates(doc)} == {"training-high"}

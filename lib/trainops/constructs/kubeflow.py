@@ -249,18 +249,22 @@ class Placement:
         gpu_labels: node labels of a GPU model, added to the node selector of pods with GPUs.
         checkpoint_dir: the checkpoint mount path, exported as ``CHECKPOINT_DIR``, or ``None``.
         spot: tolerate the cluster's spot taints and prefer its spot nodes.
+        priority_class: the pods' ``priorityClassName`` (scheduling.k8s.io PriorityClass), or ``None``.
     """
 
     gpu_labels: dict[str, str] = field(default_factory=dict)
     checkpoint_dir: str | None = None
     spot: bool = False
+    priority_class: str | None = None
 
     def apply(self, cluster: Cluster, obj: dict[str, Any]) -> None:
         """Apply to every pod template of ``obj`` in place (:func:`trainops.kinds.pod_templates`)."""
-        if not (self.gpu_labels or self.checkpoint_dir or self.spot):
+        if not (self.gpu_labels or self.checkpoint_dir or self.spot or self.priority_class):
             return
         for site in pod_templates(obj):
             pod = site.spec
+            if self.priority_class is not None:
+                pod["priorityClassName"] = self.priority_class
             containers = [c for c in pod.get("containers", []) if isinstance(c, dict)]
             has_gpu = any(
                 cluster.gpu_resource in (c.get("resources") or {}).get("limits", {}) for c in containers
@@ -396,6 +400,18 @@ class KubeflowJob(ObjectConstruct):
                 f"{self.KIND} gpu_type={gpu_type!r}: cluster {self._cluster.name!r} declares no such GPU type (declared: {known})"
             )
         self._placement = replace(self._placement, gpu_labels=dict(labels))
+        self._respec()
+
+    def use_priority_class(self, name: str) -> None:
+        """Give every pod of the job the PriorityClass ``name`` (scheduler priority and preemption;
+        for Kueue admission order use ``priority=`` instead). The name changes with the spec.
+
+        Raises:
+            ValueError: ``name`` is not a DNS-1123 label.
+        """
+        self._placement = replace(
+            self._placement, priority_class=require_name(self.KIND, "priority_class", name)
+        )
         self._respec()
 
     def use_checkpoints(

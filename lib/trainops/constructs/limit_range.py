@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_quantity
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.quantity import Quantity
@@ -95,16 +95,8 @@ class LimitRange(ObjectConstruct):
         }
         if maxima:
             item["max"] = {k: q.canonical() for k, q in maxima.items()}
-        metadata: dict[str, Any] = {"name": self._name, "annotations": argocd_annotations(wave=PLATFORM_WAVE)}
-        meta_labels = require_labels(_KIND, "labels", labels or {})
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": metadata,
-                "spec": {"limits": [item]},
-            },
+        self.emit_object(
+            {"spec": {"limits": [item]}},
+            labels=require_labels(_KIND, "labels", labels or {}),
+            annotations=argocd_annotations(wave=PLATFORM_WAVE),
         )

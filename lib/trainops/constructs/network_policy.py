@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_whole
 from trainops.constructs._core.protocols import Selectable
 from trainops.constructs.team_namespace import PLATFORM_WAVE
@@ -230,12 +230,12 @@ class NetworkPolicy(ObjectConstruct):
             spec["ingress"] = [r.to_spec("Ingress") for r in ingress]
         if egress:
             spec["egress"] = [r.to_spec("Egress") for r in egress]
-        metadata: dict[str, Any] = {"name": self._name, "annotations": argocd_annotations(wave=PLATFORM_WAVE)}
-        meta_labels = require_labels(_KIND, "labels", labels or {})
-        if meta_labels:
-            metadata["labels"] = meta_labels
         self._spec = spec
-        emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec})
+        self.emit_object(
+            {"spec": spec},
+            labels=require_labels(_KIND, "labels", labels or {}),
+            annotations=argocd_annotations(wave=PLATFORM_WAVE),
+        )
 
     @property
     def spec(self) -> dict[str, Any]:

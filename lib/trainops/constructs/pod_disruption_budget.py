@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from constructs import IValidation
 from jsii import implements
 
-from trainops.constructs._core.base import Construct, ObjectConstruct, add_check, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, add_check, require_name
 from trainops.constructs._core.props import require_labels, require_whole
 from trainops.constructs._core.protocols import Selectable
 
@@ -193,10 +193,7 @@ class PodDisruptionBudget(ObjectConstruct):
             spec["maxUnavailable"] = self._max
         if target.cluster.kubernetes_minor >= EVICTION_POLICY_MINOR:
             spec["unhealthyPodEvictionPolicy"] = unhealthy_pod_eviction_policy
-        metadata: dict[str, object] = {"name": self._name}
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec})
+        self.emit_object({"spec": spec}, labels=meta_labels)
         add_check(self, _BudgetValidation(self))
 
     @property

@@ -10,7 +10,7 @@ from jsii import implements
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, add_check, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, add_check, require_name
 from trainops.constructs._core.props import duration_ms, require_labels, require_path, require_whole
 
 _KIND = "PodMonitor"
@@ -177,20 +177,10 @@ class PodMonitor(ObjectConstruct):
             **require_labels(_KIND, "cluster.prometheus_labels", cluster.prometheus_labels),
             **require_labels(_KIND, "labels", labels or {}),
         }
-        metadata: dict[str, Any] = {
-            "name": self._name,
-            "annotations": argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),
-        }
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": metadata,
-                "spec": {"selector": selector, "podMetricsEndpoints": [endpoint]},
-            },
+        self.emit_object(
+            {"spec": {"selector": selector, "podMetricsEndpoints": [endpoint]}},
+            labels=meta_labels,
+            annotations=argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),
         )
 
     @property

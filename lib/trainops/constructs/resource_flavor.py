@@ -7,7 +7,7 @@ from typing import Any
 
 from trainops.cluster import Cluster, Taint
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_labels
 
@@ -68,15 +68,7 @@ class ResourceFlavor(ObjectConstruct):
         if tolerations:
             spec["tolerations"] = [t.toleration() for t in tolerations]
         self._node_labels = labels
-        emit(
-            self,
-            {
-                "apiVersion": self._api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name, "annotations": argocd_annotations(wave=-1)},
-                "spec": spec,
-            },
-        )
+        self.emit_object({"spec": spec}, annotations=argocd_annotations(wave=-1))
 
     @property
     def api_version(self) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_quantity, require_whole
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.naming import qualified_name_problem
@@ -114,18 +113,10 @@ class ResourceQuota(ObjectConstruct):
         if not caps:
             raise ValueError(f"{_KIND} {self._name!r}: give at least one cap (cpu, memory, gpus, pvcs, ...)")
         self._hard = dict(sorted(caps.items()))
-        metadata: dict[str, Any] = {"name": self._name, "annotations": argocd_annotations(wave=PLATFORM_WAVE)}
-        meta_labels = require_labels(_KIND, "labels", labels or {})
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": metadata,
-                "spec": {"hard": self._hard},
-            },
+        self.emit_object(
+            {"spec": {"hard": self._hard}},
+            labels=require_labels(_KIND, "labels", labels or {}),
+            annotations=argocd_annotations(wave=PLATFORM_WAVE),
         )
 
     @property

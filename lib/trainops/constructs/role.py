@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.naming import DNS1123_SUBDOMAIN
@@ -126,18 +126,10 @@ class Role(ObjectConstruct):
                 raise ValueError(f"{_KIND} rules: {rule!r} is not a PolicyRule")
         self._rules = tuple(rules)
         self._bindings = 0
-        metadata: dict[str, Any] = {"name": self._name, "annotations": argocd_annotations(wave=PLATFORM_WAVE)}
-        meta_labels = require_labels(_KIND, "labels", labels or {})
-        if meta_labels:
-            metadata["labels"] = meta_labels
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": metadata,
-                "rules": [r.to_spec() for r in self._rules],
-            },
+        self.emit_object(
+            {"rules": [r.to_spec() for r in self._rules]},
+            labels=require_labels(_KIND, "labels", labels or {}),
+            annotations=argocd_annotations(wave=PLATFORM_WAVE),
         )
 
     @property

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
     container_security_context,
     gpu_placement,
@@ -165,18 +165,8 @@ class TrainingRuntime(ObjectConstruct):
             spec["podGroupPolicy"] = {"coscheduling": {"scheduleTimeoutSeconds": timeout}}
         elif gang == "volcano":
             spec["podGroupPolicy"] = {"volcano": {}}
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self._kind,
-                "metadata": {
-                    "name": self._name,
-                    "labels": {FRAMEWORK_LABEL: framework},
-                    "annotations": argocd_annotations(wave=-1),
-                },
-                "spec": spec,
-            },
+        self.emit_object(
+            {"spec": spec}, labels={FRAMEWORK_LABEL: framework}, annotations=argocd_annotations(wave=-1)
         )
 
     @property

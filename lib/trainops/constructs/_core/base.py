@@ -7,6 +7,7 @@ few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from trainops.hashing import content_hash
@@ -55,6 +56,24 @@ class ObjectConstruct(Construct):
     def api_version(self) -> str:
         """The emitted object's apiVersion, e.g. ``kubeflow.org/v1``."""
         return self.API_VERSION
+
+    def emit_object(
+        self,
+        body: Mapping[str, Any],
+        *,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
+    ) -> ApiObject:
+        """Emit this construct's object: ``apiVersion``, ``kind``, ``metadata`` (``name``, plus
+        ``labels`` and ``annotations`` when not empty) and the top-level fields of ``body`` (e.g.
+        ``{"spec": ...}``), with :func:`emit`.
+        """
+        metadata: dict[str, Any] = {"name": self._name}
+        if annotations:
+            metadata["annotations"] = dict(annotations)
+        if labels:
+            metadata["labels"] = dict(labels)
+        return emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, **body})
 
 
 def require_name(
