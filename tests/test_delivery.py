@@ -384,6 +384,10 @@ def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
         ({"job_name": "argocd"}, r"the app name 'argocd' is reserved"),
         ({"delivery_b": "applicationset"}, r"share the class 'lab' but differ in delivery"),
         (
+            {"job_name": "p" * 60, "delivery": "applicationset", "delivery_b": "applicationset"},
+            r"Application name 'lab-a-p{60}' is longer than 63 characters",
+        ),
+        (
             {"config_wave": "-1"},
             r"app 'prep' on cluster 'lab-a': a training app must sit in one sync wave, not \[-1, 0\]",
         ),

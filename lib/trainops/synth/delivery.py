@@ -342,6 +342,8 @@ def _projects(chart: Chart, target: Cluster, members: list[Cluster], infos: list
 
 def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], infos: list[_AppInfo]) -> None:
     revisions = sorted({c.target_revision for c in members})
+    for info in infos:  # the name each generated Application gets
+        _label(f"{info.cluster.name}-{info.app.name}", "Application name")
 
     def key(i: _AppInfo) -> tuple[str, AppClass, str, str]:
         return (i.app.team, i.app_class, i.app.namespace, i.cluster.target_revision)
