@@ -39,8 +39,17 @@ def _objects(results: dict[tuple[str, str], Any], cluster: str, app: str) -> lis
 def test_shared_objects_live_with_the_first_cluster_of_the_class(results: dict[tuple[str, str], Any]) -> None:
     # gpu-prod and gpu-staging share the class "gpu": its objects are written once, under gpu-prod.
     assert ("gpu-staging", "argocd") not in results
-    kinds = sorted(obj["kind"] for obj in _objects(results, "gpu-prod", "argocd"))
-    assert kinds.count("AppProject") == 1 and set(kinds) == {"AppProject", "ApplicationSet"}
+    objects = _objects(results, "gpu-prod", "argocd")
+    assert {obj["kind"] for obj in objects} == {"AppProject", "ApplicationSet"}
+    # One AppProject per team of the class's apps.
+    teams = {
+        o["metadata"]["labels"]["trainops.dev/team"]
+        for (cluster, app), r in results.items()
+        if cluster in ("gpu-prod", "gpu-staging") and app != "argocd"
+        for o in r.objects.values()
+    }
+    projects = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "AppProject")
+    assert projects == sorted(f"{team}-gpu" for team in teams)
 
 
 def test_protected_cluster_gets_its_own_pinned_sets(
@@ -111,7 +120,7 @@ def test_hpa_target_replicas_are_ignored(results: dict[tuple[str, str], Any]) ->
 def test_project_allows_exactly_the_rendered_kinds(
     results: dict[tuple[str, str], Any], bundled: Project, lead: str
 ) -> None:
-    project = next(o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject")
+    projects = [o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject"]
     members = {c.name for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class}
     rendered = {
         group_kind(o)
@@ -121,11 +130,14 @@ def test_project_allows_exactly_the_rendered_kinds(
     }
     allowed = {
         (k["group"], k["kind"])
+        for project in projects
         for key in ("namespaceResourceWhitelist", "clusterResourceWhitelist")
         for k in project["spec"][key]
     }
     assert allowed == rendered
-    cluster_scoped = {(k["group"], k["kind"]) for k in project["spec"]["clusterResourceWhitelist"]}
+    cluster_scoped = {
+        (k["group"], k["kind"]) for p in projects for k in p["spec"]["clusterResourceWhitelist"]
+    }
     assert cluster_scoped <= CLUSTER_SCOPED
 
 
