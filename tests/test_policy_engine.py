@@ -432,7 +432,9 @@ def test_explain_finds_policy_rules(cli: Any, command: tuple[str, ...]) -> None:
 
 def test_policy_schema_prints_the_stored_schema(cli: Any) -> None:
     run = cli("policy", "schema")
-    assert run.out == (REPO / "lib" / "trainops" / "schemas" / "local" / "policy-config.json").read_text(encoding="utf-8")
+    assert run.out == (REPO / "lib" / "trainops" / "schemas" / "local" / "policy-config.json").read_text(
+        encoding="utf-8"
+    )
 
 
 # --- the bundled apps ------------------------------------------------------------------------------
