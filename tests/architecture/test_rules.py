@@ -27,13 +27,9 @@ def test_validation_rules_are_registered_and_documented(rule_id: str) -> None:
 
 
 def test_every_check_family_is_a_registered_rule() -> None:
-    assert [check.rule.id for check in CHECKS] == [
-        "schema",
-        "api-server",
-        "list-map",
-        "cel",
-        "deprecated-api",
-    ]
+    ids = [check.rule.id for check in CHECKS]
+    # Several modules contribute API-server checks under the one rule id ``api-server``.
+    assert list(dict.fromkeys(ids)) == ["schema", "api-server", "list-map", "cel", "deprecated-api"]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 
 import click
 
@@ -29,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",
+    "policy": "trainops.cli.policy:group",
 }
 
 
@@ -76,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except TrainopsError as exc:
         if show_traceback and exc.__cause__ is not None:  # e.g. the user's exception in apps/
+            import traceback
+
             traceback.print_exception(exc.__cause__)
         click.echo(f"trainops: {exc.message}", err=True)
         return exc.exit_code
@@ -84,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:
         if show_traceback:
+            import traceback
+
             traceback.print_exc()
         else:
             click.echo(

@@ -20,7 +20,7 @@ from trainops.report import REPORTERS, render, resolve_format
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import read_tree, render_project, tree_for
 from trainops.validate.context import UnknownKinds, ValidateOptions
-from trainops.workflow import AppCheck, check_rendered
+from trainops.workflow import AppCheck, check_rendered, policy_hook
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,8 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     """Run the CI pipeline; return 0 when fresh and valid, 1 on drift or error findings.
 
     The rendered objects are validated in memory (they equal the committed files once the drift
-    check passed), against each cluster's own target.
+    check passed), against each cluster's own target; then, when the repository has a ``policies/``
+    pack, its rules run over all rendered objects of each cluster at once, with that cluster's facts.
 
     Raises:
         UsageError: bad option pairs, unknown cluster, apps that fail to load.
@@ -121,6 +122,7 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
         cache_dir=opts.cache_dir or default_cache_dir(),
         kubernetes_version=opts.kubernetes_version,
         options=ValidateOptions(unknown_kinds=opts.unknown_kinds),
+        policy=policy_hook(project.root),
     )
     for fmt, path in targets:
         text = render(total, fmt)

@@ -93,7 +93,10 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     if opts.validate:
         fresh = [r for r in results if (r.cluster, r.app) in rendered]
         result, per_app = check_rendered(
-            project, fresh, out=opts.out, cache_dir=opts.cache_dir or default_cache_dir()
+            project,
+            fresh,
+            out=opts.out,
+            cache_dir=opts.cache_dir or default_cache_dir(),
         )
         checks = {(c.app.cluster, c.app.app): c.seconds for c in per_app}
         if result.failed():

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
-from trainops.findings import Finding, Issue, Level, Result, json_path
+from trainops.findings import Finding, Issue, Level, Result
 from trainops.rules import RuleInfo, register
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.checks import CHECKS
@@ -21,7 +20,9 @@ from trainops.validate.checks.deprecated_api import api_version_issues
 from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
-from trainops.yaml.load import YAML, Document, read_text, stream_text
+from trainops.validate.nulls import prune_known_nulls
+from trainops.yaml.load import YAML, Document, locate_issues, read_text, stream_text
+from trainops.yaml.template import template_hint
 
 __all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
 
@@ -64,13 +65,17 @@ def validate_text(
     line_offset: int = 0,
     index_offset: int = 0,
 ) -> None:
-    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``."""
+    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``;
+    a Helm template gets a hint to render it first (:func:`~trainops.yaml.template.template_hint`)."""
     for item in stream_text(text, path, line_offset=line_offset, index_offset=index_offset):
         if isinstance(item, Finding):
             result.findings.append(item)
         elif item.data is not None:
             result.documents += 1
             result.extend(validate_document(item, registry, options))
+    hint = template_hint(text, path, line_offset=line_offset)
+    if hint is not None:
+        result.findings.append(hint)
 
 
 def validate_document(
@@ -81,16 +86,16 @@ def validate_document(
     raws: list[Issue] = [*document.problems]
     if not isinstance(data, dict):
         raws.append(Issue((), f"document is not a mapping (got {type_name(data)})", YAML.id, None))
-        return _locate(document, raws, {})
+        return locate_issues(document, raws, {})
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if api_version is None and kind is None:
         raws.append(Issue((), "not a Kubernetes object: no apiVersion and no kind", SCHEMA.id, "required"))
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     for field_name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
             raws.append(Issue((field_name,), f"missing or empty {field_name}", SCHEMA.id, "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     schema = registry.get(api_version, kind)
     operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
     deprecations = _deprecations(api_version, kind, registry.core.minor, operators)
@@ -108,14 +113,14 @@ def validate_document(
                     level,
                 )
             )
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     if schema.openapi is not None:
-        _prune_nulls(data)
+        prune_known_nulls(data, schema.openapi)
     context = DocumentContext(data, api_version, kind, schema, registry, options)
     for check in CHECKS:
         context.found.extend(check.run(context))
     raws.extend(context.found)
-    return _locate(document, raws, data)
+    return locate_issues(document, raws, data)
 
 
 @lru_cache(maxsize=1024)
@@ -127,23 +132,6 @@ def _deprecations(
     return tuple(api_version_issues(api_version, kind, kubernetes_minor=minor, operators=installed))
 
 
-def _prune_nulls(value: Any) -> None:
-    """Drop ``null`` object fields in place, as the API server does for custom resources.
-
-    apiextensions-apiserver prunes null values of fields that are not ``nullable`` before
-    defaulting and validation ("Defaulting and Nullable", Kubernetes CRD docs), so ``command: ~``
-    means "no command". Nullable fields are rare; dropping their nulls too loses no check.
-    """
-    if isinstance(value, dict):
-        for key in [k for k, v in value.items() if v is None]:
-            del value[key]
-        for item in value.values():
-            _prune_nulls(item)
-    elif isinstance(value, list):
-        for item in value:
-            _prune_nulls(item)
-
-
 def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:
     missing = registry.not_installed(api_version, kind)
     if missing:
@@ -153,36 +141,3 @@ def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry)
         return f"{api_version} {kind} is served by {', '.join(missing)}, which the target cluster does not run{also}"
     hint = "" if registry.has_crds else "; no CRD schemas cached (run `trainops schemas sync`)"
     return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
-
-
-def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
-    if not raws:
-        return []
-    raws = list(dict.fromkeys(raws))  # the same error reached through several schema branches
-    metadata = data.get("metadata") if isinstance(data, dict) else None
-    metadata = metadata if isinstance(metadata, dict) else {}
-    api_version = data.get("apiVersion") if isinstance(data, dict) else None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    name = metadata.get("name") or metadata.get("generateName")
-    namespace = metadata.get("namespace")
-    findings = []
-    for raw in raws:
-        line, column = document.locate(raw.parts)
-        findings.append(
-            Finding(
-                rule=raw.rule,
-                level=raw.level,
-                message=raw.message,
-                file=document.file,
-                line=line,
-                column=column,
-                document=document.index,
-                api_version=api_version if isinstance(api_version, str) else None,
-                kind=kind if isinstance(kind, str) else None,
-                namespace=namespace if isinstance(namespace, str) else None,
-                name=name if isinstance(name, str) else None,
-                path=json_path(raw.parts),
-                keyword=raw.keyword,
-            )
-        )
-    return findings
