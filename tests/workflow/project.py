@@ -58,7 +58,7 @@ from trainops.cluster import Cluster
 STORAGE = {"default": "standard-rwo", "shared": "nfs"}
 CLUSTERS = (
     Cluster(name="lab", kubernetes_version="1.34", operators={"training-operator": "v1.9.4"}, storage_classes=STORAGE),
-    Cluster(name="prod", kubernetes_version="1.34", operators={"training-operator": "v1.9.4"}, storage_classes=STORAGE, protected=True),
+    Cluster(name="prod", kubernetes_version="1.34", operators={"training-operator": "v1.9.4"}, storage_classes=STORAGE, protected=True, target_revision="v1.0.0"),
 )
 """
 

@@ -112,7 +112,8 @@ def _app(request: Request, description: str) -> str:
         f"description={q(description)}",
     ]
     if request.clusters:
-        args.append(f"clusters=({', '.join(q(c) for c in request.clusters)},)")
+        names = [q(c) for c in request.clusters]
+        args.append(f"clusters=({names[0]},)" if len(names) == 1 else f"clusters=({', '.join(names)})")
     return f"\n\nAPP = {call('AppDef', args, 0)}\n"
 
 
