@@ -49,7 +49,7 @@ def test_tour_lists_the_loop(steps: list[str]) -> None:
         f"$EDITOR {MULTI_NODE}",
         "trainops synth",
         "trainops diff",
-        "trainops validate generated/",
+        "trainops validate --cluster gpu-prod generated/gpu-prod/",
         "trainops ci",
     ]
 
@@ -80,5 +80,5 @@ def test_tour(cli: Any, steps: list[str], tmp_path: Path, monkeypatch: pytest.Mo
         in diff
     )
     assert "! [new-run] gpu-prod/pytorch-ddp-multi-node: new training run" in diff
-    assert "0 errors" in outputs["trainops validate generated/"].out
+    assert "0 errors" in outputs["trainops validate --cluster gpu-prod generated/gpu-prod/"].out
     assert "new run" in outputs["trainops ci"].err
