@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,6 +24,7 @@ from trainops.validate.checks.cel import census
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import validate_files, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
+from trainops.yaml.source import file_size
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
 Progress = Callable[[int, int], None]
@@ -125,7 +125,7 @@ def check(
             validate_text(item.text, item.path, registry, options, result)
         return result
     files = [item for item in inputs if isinstance(item, str)]
-    if workers > 1 and sum(os.path.getsize(f) for f in files) >= PARALLEL_BYTES:
+    if workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
         return validate_parallel(files, registry, options, workers=workers, progress=progress)
     return validate_files(files, registry, options)
 

@@ -18,6 +18,7 @@ from trainops.pipeline import check, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
+from trainops.yaml.limits import apply_memory_limit
 from trainops.yaml.load import expand_paths
 
 
@@ -76,6 +77,7 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
 
 def run_validate(opts: ValidateCommand) -> int:
     """Validate and print the report; return 0 (clean), 1 (findings) or raise for usage errors."""
+    apply_memory_limit()  # untrusted input: running out of memory is a finding, not a crash
     files = expand_paths(opts.paths)
     target = resolve_target(opts.kubernetes_version, opts.cluster, opts.cache_dir or default_cache_dir())
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)

@@ -141,7 +141,10 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
         return True, None
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
         return True, None
-    text = _emit_json(tree, doc)
+    try:
+        text = _emit_json(tree, doc)
+    except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
+        return False, None
     if _AMBIGUOUS_JSON.search(text):
         return False, None
     try:

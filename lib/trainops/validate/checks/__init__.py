@@ -9,8 +9,11 @@ Adding a family (README "Extending trainops"): write ``checks/<family>.py`` with
 from __future__ import annotations
 
 from trainops.validate.checks import api_server, cel, deprecated_api, list_map, schema
+from trainops.validate.checks.data_size import CHECK as DATA_SIZE
+from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check
 
 #: Check families in run order: later families may skip what earlier ones reported
 #: (``api-server`` skips paths ``schema`` rejected; ``list-map`` skips what ``api-server`` covers).
 CHECKS: tuple[Check, ...] = (schema.CHECK, api_server.CHECK, list_map.CHECK, cel.CHECK, deprecated_api.CHECK)
+CHECKS += (DATA_SIZE, SECRET_LITERAL)
