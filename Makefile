@@ -11,7 +11,7 @@ export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LINT_DIRS := $(wildcard lib apps tests bench)
 
-.PHONY: install run test lint pytest bench synth schemas clean
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance
 
 install: $(STAMP)
 
@@ -35,12 +35,25 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)
 	$(BIN)/ruff format --check $(LINT_DIRS)
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 pytest: schemas
 	$(BIN)/pytest
 
 bench: schemas
 	$(BIN)/python -m bench
+
+# Speed of this checkout against another revision, same corpus, interleaved (e.g. REV=origin/main).
+bench-baseline: schemas
+	$(BIN)/python -m bench.baseline --rev $(REV)
+
+# Differential tests against a real kube-apiserver (../shared/oracle); not part of `make test`.
+# Installs etcd (Debian etcd-server) when it is missing and apt-get can; otherwise the suite skips.
+conformance: schemas
+	@command -v etcd >/dev/null || ! command -v apt-get >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server; } >/dev/null 2>&1 || \
+	  echo "conformance: could not install etcd-server with apt-get; the suite will skip"
+	$(BIN)/pytest -m conformance tests/conformance
 
 clean:
 	rm -rf $(VENV) .trainops-cache dist .pytest_cache .mypy_cache .ruff_cache

@@ -5,7 +5,19 @@
 
 from __future__ import annotations
 
-from apps import pytorch_ddp_multi_node, pytorch_ddp_single_node, tf_serving, training_data
+from apps import (
+    bert_finetune,
+    data_prep,
+    katib_hpo,
+    mpi_horovod,
+    pytorch_ddp_multi_node,
+    pytorch_ddp_single_node,
+    team_queues,
+    tf_ps_worker,
+    tf_serving,
+    training_data,
+    xgboost_paddle,
+)
 from apps.clusters import CLUSTERS
 from trainops.app import AppDef
 
@@ -14,6 +26,13 @@ APPS: tuple[AppDef, ...] = (
     pytorch_ddp_single_node.APP,
     pytorch_ddp_multi_node.APP,
     tf_serving.APP,
+    data_prep.APP,
+    tf_ps_worker.APP,
+    mpi_horovod.APP,
+    xgboost_paddle.APP,
+    katib_hpo.APP,
+    team_queues.APP,
+    bert_finetune.APP,
 )
 
 __all__ = ["APPS", "CLUSTERS"]

@@ -11,6 +11,7 @@ GPU_PROD = Cluster(
     kubernetes_version="1.34",
     operators={
         "training-operator": "v1.9.4",
+        "katib": "v0.19.0",
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
     },
@@ -21,4 +22,25 @@ GPU_PROD = Cluster(
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
 )
 
-CLUSTERS: tuple[Cluster, ...] = (GPU_PROD,)
+#: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
+#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob) and Kueue for team quotas. The same
+#: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``.
+GPU_NEXT = Cluster(
+    name="gpu-next",
+    kubernetes_version="1.34",
+    operators={
+        "trainer": "v2.3.0",
+        "mpi-operator": "v0.8.0",
+        "kueue": "v0.19.2",
+        "katib": "v0.19.0",
+        "prometheus-operator": "v0.93.0",
+        "argo-cd": "v3.5.1",
+    },
+    storage_classes={"default": "gp3", "shared": "efs-sc"},
+    gpu_resource="nvidia.com/gpu",
+    rdma_resource=None,
+    gpu_taints=(Taint("nvidia.com/gpu"),),
+    gpu_node_selector={"nvidia.com/gpu.present": "true"},
+)
+
+CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_NEXT)

@@ -54,4 +54,5 @@ APP = AppDef(
     namespace=NAMESPACE,
     team="ml-platform",
     description="Elastic 4x4-GPU DDP PyTorchJob over RDMA",
+    clusters=("gpu-prod",),
 )

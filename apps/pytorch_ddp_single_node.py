@@ -57,4 +57,5 @@ APP = AppDef(
     namespace=NAMESPACE,
     team="ml-platform",
     description="Single-node 4-GPU DDP PyTorchJob",
+    clusters=("gpu-prod",),
 )

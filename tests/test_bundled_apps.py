@@ -12,7 +12,19 @@ from trainops.project import Project, load_project
 from trainops.synth import render_app
 
 REPO = Path(__file__).resolve().parents[1]
-APP_NAMES = ["training-data", "pytorch-ddp-single-node", "pytorch-ddp-multi-node", "tf-serving"]
+APP_NAMES = [
+    "training-data",
+    "pytorch-ddp-single-node",
+    "pytorch-ddp-multi-node",
+    "tf-serving",
+    "data-prep",
+    "tf-ps-worker",
+    "mpi-horovod",
+    "xgboost-paddle",
+    "katib-hpo",
+    "team-queues",
+    "bert-finetune",
+]
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +35,22 @@ def project() -> Project:
 @pytest.fixture(scope="module")
 def rendered(project: Project) -> dict[str, dict[str, Any]]:
     """app name → {"Kind/name": object} for the gpu-prod cluster."""
-    cluster = project.cluster("gpu-prod")
+    return _render(project, "gpu-prod")
+
+
+@pytest.fixture(scope="module")
+def rendered_next(project: Project) -> dict[str, dict[str, Any]]:
+    """app name → {"Kind/name": object} for the gpu-next cluster (Trainer v2, mpi-operator, Kueue)."""
+    return _render(project, "gpu-next")
+
+
+def _render(project: Project, cluster_name: str) -> dict[str, dict[str, Any]]:
+    cluster = project.cluster(cluster_name)
     out: dict[str, dict[str, Any]] = {}
     for name, app_def in project.apps.items():
-        docs = [yaml.safe_load(text) for text in render_app(app_def, cluster).values()]
-        out[name] = {f"{d['kind']}/{d['metadata']['name']}": d for d in docs}
+        if app_def.targets(cluster):
+            docs = [yaml.safe_load(text) for text in render_app(app_def, cluster).values()]
+            out[name] = {f"{d['kind']}/{d['metadata']['name']}": d for d in docs}
     return out
 
 
@@ -43,8 +66,9 @@ def test_registry_lists_the_bundled_apps(project: Project) -> None:
 
 @pytest.mark.parametrize("app", APP_NAMES)
 def test_app_renders_byte_identical_twice(project: Project, app: str) -> None:
-    cluster = project.cluster("gpu-prod")
-    assert render_app(project.apps[app], cluster) == render_app(project.apps[app], cluster)
+    for cluster in project.clusters:
+        if project.apps[app].targets(cluster):
+            assert render_app(project.apps[app], cluster) == render_app(project.apps[app], cluster)
 
 
 def test_training_apps_share_a_namespace(project: Project) -> None:
@@ -114,3 +138,64 @@ def test_tf_serving(rendered: dict[str, dict[str, Any]]) -> None:
     assert service["spec"]["ports"][0]["port"] == 8501
     assert monitor["spec"]["endpoints"][0]["path"] == "/monitoring/prometheus/metrics"
     assert {obj["metadata"]["namespace"] for obj in objects.values()} == {"ml-serving"}
+
+
+def test_training_job_is_emitted_as_each_cluster_runs_it(
+    rendered: dict[str, dict[str, Any]], rendered_next: dict[str, dict[str, Any]]
+) -> None:
+    v1 = _one(rendered["bert-finetune"], "PyTorchJob")
+    v2 = _one(rendered_next["bert-finetune"], "TrainJob")
+    assert {k: r["replicas"] for k, r in v1["spec"]["pytorchReplicaSpecs"].items()} == {
+        "Master": 1,
+        "Worker": 3,
+    }
+    assert v2["spec"]["trainer"]["numNodes"] == 4
+    assert v2["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-training"
+    assert "kueue.x-k8s.io/queue-name" not in v1["metadata"]["labels"]
+    image = v1["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["image"]
+    assert image == v2["spec"]["trainer"]["image"]
+
+
+def test_queue_named_by_the_training_job_exists(rendered_next: dict[str, dict[str, Any]]) -> None:
+    queue = _one(rendered_next["team-queues"], "LocalQueue")
+    assert queue["metadata"]["name"] == "ml-training" and queue["spec"]["clusterQueue"] == "ml-research"
+
+
+def test_mpijob_api_follows_the_cluster(
+    rendered: dict[str, dict[str, Any]], rendered_next: dict[str, dict[str, Any]]
+) -> None:
+    v1 = _one(rendered["mpi-horovod"], "MPIJob")
+    v2 = _one(rendered_next["mpi-horovod"], "MPIJob")
+    assert (v1["apiVersion"], v2["apiVersion"]) == ("kubeflow.org/v1", "kubeflow.org/v2beta1")
+    launcher = v2["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    assert launcher["command"][:3] == ["mpirun", "-np", "4"]
+
+
+def test_katib_experiments_follow_the_seed(rendered: dict[str, dict[str, Any]]) -> None:
+    experiments = [obj for key, obj in rendered["katib-hpo"].items() if key.startswith("Experiment/")]
+    assert len(experiments) == 2
+    for experiment in experiments:
+        spec = experiment["spec"]
+        assert spec["algorithm"]["algorithmName"] == "bayesianoptimization"
+        assert (spec["parallelTrialCount"], spec["maxTrialCount"]) == (3, 10)
+        assert [p["name"] for p in spec["parameters"]] == ["lr", "batch_size"]
+    assert {e["spec"]["trialTemplate"]["trialSpec"]["kind"] for e in experiments} == {"Job", "PyTorchJob"}
+
+
+def test_data_prep_fills_training_data(rendered: dict[str, dict[str, Any]]) -> None:
+    job = _one(rendered["data-prep"], "Job")
+    pod = job["spec"]["template"]["spec"]
+    assert {"name": "training-data", "persistentVolumeClaim": {"claimName": "training-data"}} in pod[
+        "volumes"
+    ]
+    assert pod["containers"][0]["envFrom"] == [{"secretRef": {"name": "dataset-s3-readonly"}}]
+
+
+def test_tfjob_ps_request_no_gpus(rendered: dict[str, dict[str, Any]]) -> None:
+    job = _one(rendered["tf-ps-worker"], "TFJob")
+    specs = job["spec"]["tfReplicaSpecs"]
+    assert (specs["PS"]["replicas"], specs["Worker"]["replicas"]) == (2, 3)
+    assert "nvidia.com/gpu" not in specs["PS"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert (
+        specs["Worker"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    )

@@ -16,7 +16,7 @@ from trainops.synth import write_tree
 APPS_INIT = """
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs.base import emit
+from trainops.constructs._core.base import emit
 from constructs import Construct
 
 CLUSTERS = (Cluster(name="lab", kubernetes_version="1.34", operators={{"prometheus-operator": "v0.93.0"}}),)
@@ -169,11 +169,15 @@ def test_cdk8s_app_entry_point_writes_every_chart(tmp_path: Path) -> None:
     env = {**os.environ, "CDK8S_OUTDIR": str(tmp_path)}
     subprocess.run([sys.executable, "-m", "apps"], cwd=REPO, env=env, check=True, timeout=120)
     written = sorted(p.name for p in tmp_path.glob("*.k8s.yaml"))
-    generated = sorted(p.name for p in (REPO / "generated").iterdir() if p.is_dir())
-    apps = sorted(
-        {d.name for cluster in generated for d in (REPO / "generated" / cluster).iterdir() if d.is_dir()}
+    generated = REPO / "generated"
+    expected = sorted(
+        f"{cluster.name}-{app.name}.k8s.yaml"
+        for cluster in generated.iterdir()
+        if cluster.is_dir()
+        for app in cluster.iterdir()
+        if app.is_dir()
     )
-    assert written == sorted(f"{c}-{a}.k8s.yaml" for c in generated for a in apps)
+    assert written == expected
     kinds = {
         doc["kind"] for p in tmp_path.glob("*.k8s.yaml") for doc in yaml.safe_load_all(p.read_text()) if doc
     }

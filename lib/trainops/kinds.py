@@ -7,7 +7,7 @@ A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core gr
   kind, with the restart policies the owning controller allows: what the API server validates.
 - :data:`EMBEDDED_OBJECTS`: whole Kubernetes objects embedded in another (Katib ``trialSpec``).
 - :data:`POD_SPEC_SITES`: pod-spec-shaped fields that are not PodTemplateSpecs (KServe components,
-  TrainJob ``podTemplateOverrides``), walked by :func:`pod_templates` for policy rules only.
+  TrainJob pod patches), walked by :func:`pod_templates` for policy rules only.
 - :func:`pod_templates`: every pod spec of an object wherever it nests, with its JSON path, so a
   pod-level rule is written once.
 
@@ -199,14 +199,19 @@ EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
 }
 
 _KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+_PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EACH_ITEM, "template", "spec")
 
 #: (API group, kind) → paths of pod-spec-shaped fields that are not PodTemplateSpecs: KServe
 #: components (``PodSpec`` inlined into ``predictor``/``transformer``/``explainer``, kserve
-#: ``pkg/apis/serving/v1beta1/component.go``) and TrainJob ``podTemplateOverrides[].spec``
-#: (trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``). Policy rules only.
+#: ``pkg/apis/serving/v1beta1/component.go``) and TrainJob pod patches (``podTemplateOverrides[].spec``
+#: up to Trainer v2.2, ``runtimePatches[]...replicatedJobs[].template.spec.template.spec`` from
+#: v2.3; trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``). Policy rules only.
 POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("serving.kserve.io", "InferenceService"): tuple(("spec", c) for c in _KSERVE_COMPONENTS),
-    ("trainer.kubeflow.org", "TrainJob"): (("spec", "podTemplateOverrides", EACH_ITEM, "spec"),),
+    ("trainer.kubeflow.org", "TrainJob"): (
+        ("spec", "podTemplateOverrides", EACH_ITEM, "spec"),  # Trainer v2.0-v2.2
+        ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"),  # Trainer v2.3
+    ),
 }
 
 

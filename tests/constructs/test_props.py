@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from trainops.constructs.props import duration_ms, half_quantity, require_image
+from trainops.constructs._core.props import duration_ms, half_quantity, require_image
 from trainops.quantity import parse_quantity
 
 DIGEST = "sha256:" + "0123456789abcdef" * 4

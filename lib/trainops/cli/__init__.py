@@ -3,32 +3,58 @@
 One error boundary (:func:`main`) turns :class:`~trainops.errors.TrainopsError` into one stderr
 line with its exit code, Ctrl-C into 130, and anything else into "unexpected error … re-run with
 --traceback" (exit 3). Reports go to stdout, diagnostics to stderr. Each command lives in its own
-module and is added to the group below, explicitly.
+module, named in :data:`COMMANDS` and imported only when it runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 
 import click
 
 from trainops import __version__
-from trainops.cli import ci, explain, schemas, synth, validate
 from trainops.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, EXIT_USAGE, TrainopsError
 
+#: Every command: name → ``module:attribute`` of its click command. Modules are imported only when
+#: their command runs (or help lists it), so ``trainops validate`` never imports cdk8s (start-up).
+COMMANDS: dict[str, str] = {
+    "synth": "trainops.cli.synth:command",
+    "validate": "trainops.cli.validate:command",
+    "ci": "trainops.cli.ci:command",
+    "schemas": "trainops.cli.schemas:group",
+    "explain": "trainops.cli.explain:command",
+    "argocd": "trainops.cli.argocd:group",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use (click docs, "Lazily Loading
+    Subcommands"), from :data:`COMMANDS`."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Command names, sorted."""
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import and return the command ``cmd_name``, or ``None`` when there is no such command."""
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="trainops")
 @click.option(
     "--traceback", "show_traceback", is_flag=True, help="Show the Python traceback of unexpected errors."
 )
 def cli(show_traceback: bool) -> None:
     """trainops: generate, validate and deliver ML training and serving manifests for Argo CD."""
-
-
-for _command in (synth.command, validate.command, ci.command, schemas.group, explain.command):
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,13 +1,14 @@
-"""``Autoscaler``: a HorizontalPodAutoscaler for a ``ModelServer``."""
+"""``Autoscaler``: a HorizontalPodAutoscaler for anything :class:`~trainops.constructs._core.protocols.Scalable`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
-from trainops.constructs.model_server import ModelServer
-from trainops.constructs.props import argocd_annotations, plain, require_whole
+from trainops.constructs._core.argocd import argocd_annotations
+from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.props import plain, require_whole
+from trainops.constructs._core.protocols import Scalable
 
 _KIND = "Autoscaler"
 
@@ -49,7 +50,7 @@ class Autoscaler(ObjectConstruct):
         scope: Construct,
         id: str,
         *,
-        target: ModelServer,
+        target: Scalable,
         min_replicas: int = 2,
         max_replicas: int = 10,
         cpu_utilization: int | None = 70,
@@ -111,8 +112,8 @@ class Autoscaler(ObjectConstruct):
         )
 
     @property
-    def target(self) -> ModelServer:
-        """The scaled ModelServer."""
+    def target(self) -> Scalable:
+        """The scaled workload (e.g. a ModelServer)."""
         return self._target
 
     @property

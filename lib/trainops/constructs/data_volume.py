@@ -6,9 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
-from trainops.constructs.pod import ACCESS_MODES, AccessMode
-from trainops.constructs.props import PROTECT_OPTIONS, argocd_annotations, require_labels, require_quantity
+from trainops.constructs._core.argocd import PROTECT_OPTIONS, argocd_annotations
+from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.pod import ACCESS_MODES
+from trainops.constructs._core.props import require_labels, require_quantity
+from trainops.constructs._core.protocols import AccessMode
 
 _KIND = "DataVolume"
 

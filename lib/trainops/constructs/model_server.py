@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING, Any
 from cdk8s import ApiObject, JsonPatch
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
-from trainops.constructs.model_service import ModelService
-from trainops.constructs.pod import (
+from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.pod import (
     TMP_PATH,
-    ClaimSource,
     Mount,
     check_access,
     container_security_context,
@@ -23,7 +21,7 @@ from trainops.constructs.pod import (
     resolve_mount,
     scratch_volumes,
 )
-from trainops.constructs.props import (
+from trainops.constructs._core.props import (
     require_env,
     require_image,
     require_labels,
@@ -31,6 +29,8 @@ from trainops.constructs.props import (
     require_quantity,
     require_whole,
 )
+from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs.model_service import ModelService
 
 if TYPE_CHECKING:
     from trainops.constructs.autoscaler import Autoscaler
@@ -56,7 +56,7 @@ class ModelServer(ObjectConstruct):
     (both ``name``; never hashes, since a Deployment selector is immutable), spread over nodes
     (topology spread on ``kubernetes.io/hostname``, best effort), roll with ``maxUnavailable: 0``,
     and sleep ``pre_stop_seconds`` in ``preStop`` so endpoints drop the pod before it stops.
-    Resources, security context and ``/tmp`` follow :mod:`trainops.constructs.pod`.
+    Resources, security context and ``/tmp`` follow :mod:`trainops.constructs._core.pod`.
 
     When an ``Autoscaler`` targets the server, ``spec.replicas`` is left out: the HPA owns it and
     Argo CD must not reset it on every sync.

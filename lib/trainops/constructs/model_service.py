@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cdk8s import Chart
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
-from trainops.constructs.props import require_labels, require_whole
+from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.props import require_labels, require_whole
+from trainops.constructs._core.protocols import Selectable
 from trainops.naming import DNS1035_LABEL
-
-if TYPE_CHECKING:
-    from trainops.constructs.model_server import ModelServer
 
 _KIND = "ModelService"
 
@@ -48,7 +46,7 @@ class ModelService(ObjectConstruct):
         scope: Construct,
         id: str,
         *,
-        server: ModelServer,
+        server: Selectable,
         port: int | None = None,
         name: str | None = None,
         labels: Mapping[str, str] | None = None,
@@ -88,7 +86,7 @@ class ModelService(ObjectConstruct):
         return self._namespace
 
     @property
-    def server(self) -> ModelServer:
+    def server(self) -> Selectable:
         """The selected ModelServer."""
         return self._server
 

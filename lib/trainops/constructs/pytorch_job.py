@@ -4,37 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from cdk8s import ApiObject, JsonPatch
+from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name, run_once_name
-from trainops.constructs.pod import (
-    SHM_PATH,
-    TMP_PATH,
-    ClaimSource,
-    Mount,
-    container_security_context,
-    env_entries,
-    gpu_placement,
-    guaranteed_resources,
-    pod_security_context,
-    resolve_mount,
-    scratch_volumes,
-)
-from trainops.constructs.props import (
-    SKIP_DRY_RUN_OPTIONS,
-    argocd_annotations,
-    half_quantity,
-    require_env,
-    require_image,
-    require_labels,
-    require_quantity,
+from trainops.constructs._core.base import Construct
+from trainops.constructs._core.props import (
     require_whole,
 )
-from trainops.naming import DNS1035_LABEL
-from trainops.quantity import Quantity
+from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
+
+__all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "CleanPodPolicy", "ElasticPolicy", "PyTorchJob", "RunPolicy"]
 
 _KIND = "PyTorchJob"
 #: The Training Operator finds the training container by this name (PyTorchJobDefaultContainerName).
@@ -42,8 +21,6 @@ CONTAINER_NAME = "pytorch"
 #: Longest base name: the emitted name adds 7 characters (``-<hash6>``) and the operator names
 #: replica Services ``<job>-worker-<i>``, which must stay within 63 characters.
 MAX_BASE_NAME = 45
-
-CleanPodPolicy = Literal["None", "Running", "All"]
 
 
 @dataclass(frozen=True)
@@ -94,51 +71,7 @@ class ElasticPolicy:
         }
 
 
-@dataclass(frozen=True)
-class RunPolicy:
-    """``spec.runPolicy`` of a Kubeflow v1 job.
-
-    No ``ttlSecondsAfterFinished``: Argo CD owns the job and would re-create a deleted one.
-
-    Args:
-        clean_pod_policy: which pods to delete when the job finishes: ``None`` | ``Running`` |
-            ``All``. Default: ``Running`` (stop leftover pods, keep finished ones for their logs;
-            the operator's own default is ``None``).
-        backoff_limit: retries before the job is marked failed. Default: 3.
-        active_deadline_seconds: wall-clock limit in seconds from the job's start, or ``None`` for
-            none. Default: ``None``.
-
-    Raises:
-        ValueError: an unknown clean-pod policy, a negative backoff limit or a non-positive deadline.
-
-    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
-    """
-
-    clean_pod_policy: CleanPodPolicy = "Running"
-    backoff_limit: int = 3
-    active_deadline_seconds: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.clean_pod_policy not in ("None", "Running", "All"):
-            raise ValueError(
-                f"RunPolicy clean_pod_policy={self.clean_pod_policy!r}: must be one of None, Running, All"
-            )
-        require_whole("RunPolicy", "backoff_limit", self.backoff_limit, minimum=0)
-        if self.active_deadline_seconds is not None:
-            require_whole("RunPolicy", "active_deadline_seconds", self.active_deadline_seconds, minimum=1)
-
-    def to_spec(self) -> dict[str, Any]:
-        """The ``spec.runPolicy`` object."""
-        spec: dict[str, Any] = {
-            "cleanPodPolicy": self.clean_pod_policy,
-            "backoffLimit": int(self.backoff_limit),
-        }
-        if self.active_deadline_seconds is not None:
-            spec["activeDeadlineSeconds"] = int(self.active_deadline_seconds)
-        return spec
-
-
-class PyTorchJob(ObjectConstruct):
+class PyTorchJob(KubeflowJob):
     """A distributed PyTorch training job (kubeflow.org/v1 PyTorchJob, Training Operator v1.9).
 
     The object is named ``<name>-<hash6>`` where the hash covers the whole spec, so a changed spec
@@ -155,7 +88,7 @@ class PyTorchJob(ObjectConstruct):
       pods (NCCL and DataLoader workers exchange data through shared memory; the container
       runtime's default is 64 MiB), sized half of ``memory`` unless ``shm_size`` is given;
       memory-backed emptyDir pages count against the memory limit;
-    * the secure pod defaults of :mod:`trainops.constructs.pod`, with ``IPC_LOCK`` added when RDMA
+    * the secure pod defaults of :mod:`trainops.constructs._core.pod`, with ``IPC_LOCK`` added when RDMA
       is requested (RDMA memory registration pins pages);
     * ``restartPolicy: OnFailure``, or ``ExitCode`` for elastic jobs (retryable exit codes restart
       the pod, permanent ones fail it, as the Kubeflow elastic guide recommends).
@@ -231,31 +164,26 @@ class PyTorchJob(ObjectConstruct):
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        if not cluster.has_operator("training-operator"):
-            raise ValueError(
-                f"{_KIND} cluster={cluster.name!r}: the cluster does not list training-operator in operators"
-            )
-        self._cluster = cluster
-        self._base_name = require_name(_KIND, "name", name, max_length=MAX_BASE_NAME, syntax=DNS1035_LABEL)
-        self._image = require_image(_KIND, "image", image)
-        self._command = _strings("command", command)
-        self._args = _strings("args", args)
+        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
         self._master = bool(master)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if master else 1)
-        self._gpus = require_whole(_KIND, "gpus_per_replica", gpus_per_replica, minimum=0)
-        self._cpu = require_quantity(_KIND, "cpu", cpu)
-        self._memory = require_quantity(_KIND, "memory", memory, whole_bytes=True)
-        self._rdma = require_whole(_KIND, "rdma", rdma, minimum=0)
-        if self._rdma and cluster.rdma_resource is None:
-            raise ValueError(f"{_KIND} rdma={rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
-        self._env = require_env(_KIND, "env", env or {})
-        self._labels = require_labels(_KIND, "labels", labels or {})
-        self._service_account = (
-            None if service_account is None else require_name(_KIND, "service_account", service_account)
-        )
-        self._read_only_root = bool(read_only_root_filesystem)
+        self._pod = PodProps(
+            image=image,
+            command=command,
+            args=args,
+            gpus=gpus_per_replica,
+            cpu=cpu,
+            memory=memory,
+            rdma=rdma,
+            env=env,
+            shm_size=shm_size,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=read_only_root_filesystem,
+        ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
+        self._gpus = self._pod.gpus
+        self._labels = dict(self._pod.labels or {})
         self._elastic = elastic
-        self._run_policy = run_policy if run_policy is not None else RunPolicy()
         if elastic is not None:
             if self._master:
                 raise ValueError(
@@ -267,19 +195,7 @@ class PyTorchJob(ObjectConstruct):
                     f"and max_replicas={elastic.max_replicas}"
                 )
         self._nproc = self._check_nproc(nproc_per_node)
-        self._shm = self._check_shm(shm_size)
-        self._mounts: list[Mount] = []
-        spec = self._spec()
-        self._name = run_once_name(self._base_name, spec)
-        metadata: dict[str, Any] = {
-            "name": self._name,
-            "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
-        }
-        if self._labels:
-            metadata["labels"] = dict(self._labels)
-        self._api_object: ApiObject = emit(
-            self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
-        )
+        self._emit()
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -292,50 +208,6 @@ class PyTorchJob(ObjectConstruct):
     def pods(self) -> int:
         """How many pods the job runs (master plus workers)."""
         return int(self._master) + self._workers
-
-    @property
-    def mounts(self) -> tuple[Mount, ...]:
-        """The volumes added with ``mount()``, in order."""
-        return tuple(self._mounts)
-
-    # -- integration --------------------------------------------------------------------------
-
-    def mount(self, volume: ClaimSource | str, path: str, *, read_only: bool = False) -> None:
-        """Mount a PersistentVolumeClaim at ``path`` in the container of every replica.
-
-        The job's name changes with its spec (a different mount is a different run).
-
-        Args:
-            volume: a ``DataVolume`` (its access mode is checked against the pod count) or the
-                name of an existing claim, e.g. one another app creates.
-            path: absolute mount path.
-            read_only: mount read-only. Default: ``False``.
-
-        Raises:
-            ValueError: a bad claim name or path, a path already mounted, a claim mounted twice,
-                or an access mode the job's pods cannot share.
-        """
-        reserved = [TMP_PATH] if self._read_only_root else []
-        if self._shm is not None:
-            reserved.append(SHM_PATH)
-        mount = resolve_mount(
-            _KIND,
-            "mount",
-            volume,
-            path,
-            read_only=read_only,
-            pods=self.pods,
-            existing=self._mounts,
-            reserved_paths=reserved,
-        )
-        if any(m.claim_name == mount.claim_name for m in self._mounts):
-            raise ValueError(f"{_KIND} mount volume={mount.claim_name!r}: already mounted")
-        self._mounts.append(mount)
-        spec = self._spec()
-        self._name = run_once_name(self._base_name, spec)
-        self._api_object.add_json_patch(
-            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
-        )
 
     # -- building -----------------------------------------------------------------------------
 
@@ -355,93 +227,19 @@ class PyTorchJob(ObjectConstruct):
             )
         return value
 
-    def _check_shm(self, shm_size: str | None) -> Quantity | None:
-        if shm_size is not None:
-            size = require_quantity(_KIND, "shm_size", shm_size, whole_bytes=True)
-            if size.value > self._memory.value:
-                raise ValueError(
-                    f"{_KIND} shm_size={shm_size!r}: must not exceed memory={self._memory.canonical()!r} "
-                    "(memory-backed emptyDir counts against the memory limit)"
-                )
-            return size
-        if self._gpus > 1 or self.pods > 1:
-            return half_quantity(self._memory)
-        return None
-
-    def _container(self) -> dict[str, Any]:
-        extended: dict[str, int] = {}
-        if self._gpus:
-            extended[self._cluster.gpu_resource] = self._gpus
-        if self._rdma and self._cluster.rdma_resource is not None:
-            extended[self._cluster.rdma_resource] = self._rdma
-        defaults: dict[str, str] = {}
-        if self._gpus:
-            defaults = {"NCCL_DEBUG": "WARN", "NCCL_IB_DISABLE": "0" if self._rdma else "1"}
-        _, scratch_mounts = scratch_volumes(shm_size=self._shm, tmp=self._read_only_root)
-        container: dict[str, Any] = {
-            "name": CONTAINER_NAME,
-            "image": self._image,
-            "resources": guaranteed_resources(self._cpu, self._memory, extended),
-            "securityContext": container_security_context(
-                read_only_root_filesystem=self._read_only_root,
-                add_capabilities=["IPC_LOCK"] if self._rdma else (),
-            ),
-        }
-        if self._command is not None:
-            container["command"] = list(self._command)
-        if self._args is not None:
-            container["args"] = list(self._args)
-        env = env_entries(self._env, defaults)
-        if env:
-            container["env"] = env
-        mounts = scratch_mounts + [m.volume_mount() for m in self._mounts]
-        if mounts:
-            container["volumeMounts"] = mounts
-        return container
-
-    def _pod_spec(self) -> dict[str, Any]:
-        volumes, _ = scratch_volumes(shm_size=self._shm, tmp=self._read_only_root)
-        volumes += [m.volume() for m in self._mounts]
-        spec: dict[str, Any] = {
-            "automountServiceAccountToken": False,
-            "securityContext": pod_security_context(),
-            "containers": [self._container()],
-        }
-        if self._gpus:
-            spec.update(gpu_placement(self._cluster))
-        if volumes:
-            spec["volumes"] = volumes
-        if self._service_account is not None:
-            spec["serviceAccountName"] = self._service_account
-        return spec
-
-    def _replica(self, replicas: int) -> dict[str, Any]:
-        template: dict[str, Any] = {"spec": self._pod_spec()}
-        if self._labels:
-            template["metadata"] = {"labels": dict(self._labels)}
-        return {
-            "replicas": replicas,
-            "restartPolicy": "ExitCode" if self._elastic is not None else "OnFailure",
-            "template": template,
-        }
+    def _reserved_paths(self) -> list[str]:
+        return scratch_paths(self._pod)
 
     def _spec(self) -> dict[str, Any]:
+        restart = "ExitCode" if self._elastic is not None else "OnFailure"
         replica_specs: dict[str, Any] = {}
         if self._master:
-            replica_specs["Master"] = self._replica(1)
+            replica_specs["Master"] = self._pod.replica(1, restart, self._mounts)
         if self._workers:
-            replica_specs["Worker"] = self._replica(self._workers)
+            replica_specs["Worker"] = self._pod.replica(self._workers, restart, self._mounts)
         spec: dict[str, Any] = {"pytorchReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}
         if self._nproc is not None:
             spec["nprocPerNode"] = self._nproc
         if self._elastic is not None:
             spec["elasticPolicy"] = self._elastic.to_spec()
         return spec
-
-
-def _strings(prop: str, value: Sequence[str] | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{_KIND} {prop}={value!r}: must be a sequence of strings")
-    return tuple(value)

@@ -7,15 +7,10 @@ from typing import Any
 
 from cdk8s import Chart
 
-from trainops.constructs.base import Construct, ObjectConstruct, emit, require_name
-from trainops.constructs.model_service import ModelService
-from trainops.constructs.props import (
-    SKIP_DRY_RUN_OPTIONS,
-    argocd_annotations,
-    duration_ms,
-    require_labels,
-    require_path,
-)
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.props import duration_ms, require_labels, require_path
+from trainops.constructs._core.protocols import ScrapeTarget
 
 _KIND = "ServiceMonitor"
 
@@ -56,7 +51,7 @@ class ServiceMonitor(ObjectConstruct):
         scope: Construct,
         id: str,
         *,
-        service: ModelService,
+        service: ScrapeTarget,
         port: str = "http",
         path: str = "/metrics",
         interval: str = "30s",
@@ -112,6 +107,6 @@ class ServiceMonitor(ObjectConstruct):
         )
 
     @property
-    def service(self) -> ModelService:
+    def service(self) -> ScrapeTarget:
         """The scraped Service."""
         return self._service

@@ -8,8 +8,6 @@ definitions it reaches and compiled once per process with jsonschema-rs (draft 2
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import importlib.util
 import json
@@ -21,8 +19,6 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
-
-import jsonschema_rs
 
 from trainops.errors import SchemaError, UsageError
 from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
@@ -37,23 +33,6 @@ QUANTITY_PATTERN = (
     r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
     r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
 )
-
-
-def _is_base64(value: str) -> bool:
-    """OpenAPI ``format: byte``: padded standard base64, as Go's ``base64.StdEncoding`` decodes
-    ``[]byte`` JSON fields (Secret ``data``); line breaks are ignored, as Go ignores them."""
-    value = value.replace("\r", "").replace("\n", "")
-    if len(value) % 4:
-        return False
-    try:
-        base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
-#: Formats the API server checks that jsonschema-rs does not know (date-time it checks itself).
-FORMATS = {"byte": _is_base64}
 
 
 @dataclass
@@ -79,19 +58,9 @@ class KindSchema:
     deprecation_warning: str | None = None
     openapi: dict[str, Any] | None = None
     namespaced: bool = True
-    _validator: Any = field(default=None, repr=False)
     #: Per-consumer compiled artefacts (e.g. the validator's CEL programs), cached with the schema so
     #: they are built once per process; the registry itself never reads it.
     extras: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def validator(self) -> Any:
-        """The compiled jsonschema-rs validator (compiled on first use)."""
-        if self._validator is None:
-            self._validator = jsonschema_rs.Draft202012Validator(
-                self.schema, validate_formats=True, formats=FORMATS
-            )
-        return self._validator
 
 
 @lru_cache(maxsize=1)

@@ -7,6 +7,7 @@ from typing import Any
 
 from trainops.app import AppDef
 from trainops.hashing import content_hash
+from trainops.kinds import CLUSTER_SCOPED, group_kind
 from trainops.quantity import QuantityError, canonical_quantity
 
 SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
@@ -43,13 +44,16 @@ def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     Labels added when absent: ``app.kubernetes.io/name`` (the app name), ``part-of``,
     ``version``, ``managed-by: trainops`` and ``trainops.dev/team``. The annotation
     ``trainops.dev/spec-hash`` is the sha256 (16 hex digits) of everything but ``metadata``
-    and ``status``.
+    and ``status``. Cluster-scoped kinds (:data:`trainops.kinds.CLUSTER_SCOPED`) lose the
+    ``metadata.namespace`` a cdk8s Chart gives every object.
 
     Raises:
         ValueError: a resources quantity that does not parse, naming its path.
     """
     obj = _canonical_quantities(obj, "$")
     metadata = dict(obj.get("metadata") or {})
+    if group_kind(obj) in CLUSTER_SCOPED:
+        metadata.pop("namespace", None)
     labels = dict(metadata.get("labels") or {})
     labels.setdefault("app.kubernetes.io/name", app_def.name)
     labels.setdefault("app.kubernetes.io/part-of", app_def.name)

@@ -8,7 +8,7 @@ from typing import Any
 
 from trainops.app import AppDef, build_chart
 from trainops.cluster import Cluster
-from trainops.constructs.props import plain
+from trainops.constructs._core.props import plain
 from trainops.errors import UsageError
 from trainops.project import Project
 from trainops.synth.normalise import file_name, normalise

@@ -8,13 +8,15 @@ the stored object and are skipped.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trainops.findings import Issue, parse_json_path
 from trainops.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
-from trainops.validate.cel import CelValidator
 from trainops.validate.context import Check, DocumentContext
+
+if TYPE_CHECKING:
+    from trainops.validate.cel import CelValidator
 
 RULE = register(
     RuleInfo(
@@ -36,9 +38,11 @@ def validator_for(schema: KindSchema) -> CelValidator | None:
         return None
     cached = schema.extras.get(RULE.id)
     if cached is None:
+        from trainops.validate.cel import CelValidator  # cel-expr-python: imported only for CRDs
+
         built = CelValidator.for_schema(schema.openapi)
         cached = schema.extras[RULE.id] = built if built.has_rules else False
-    return cached if isinstance(cached, CelValidator) else None
+    return cast("CelValidator | None", cached or None)
 
 
 def check(context: DocumentContext) -> list[Issue]:
@@ -59,6 +63,8 @@ def census(openapi: dict[str, Any]) -> dict[str, int]:
     rules), ``errors`` (failed to compile); the census ``trainops schemas sync`` records."""
     if "x-kubernetes-validations" not in json.dumps(openapi):
         return {"rules": 0, "evaluated": 0, "skipped": 0, "errors": 0}
+    from trainops.validate.cel import CelValidator
+
     counts = CelValidator.for_schema(openapi).census
     return {
         "rules": counts.total,

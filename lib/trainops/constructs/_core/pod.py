@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs.base import require_name
-from trainops.constructs.props import require_path
+from trainops.constructs._core.base import require_name
+from trainops.constructs._core.props import require_path
+from trainops.constructs._core.protocols import AccessMode, ClaimSource
 from trainops.quantity import Quantity
 
-AccessMode = Literal["ReadWriteOnce", "ReadWriteMany", "ReadOnlyMany", "ReadWriteOncePod"]
 ACCESS_MODES: tuple[AccessMode, ...] = ("ReadWriteOnce", "ReadWriteMany", "ReadOnlyMany", "ReadWriteOncePod")
 
 #: User and group id the pods run as (any non-zero id satisfies ``run-as-non-root``).
@@ -37,20 +37,6 @@ SHM_VOLUME, SHM_PATH = "shm", "/dev/shm"
 #: Name and mount path of the scratch emptyDir that a read-only root filesystem needs.
 TMP_VOLUME, TMP_PATH = "tmp", "/tmp"
 _RESERVED_VOLUMES = frozenset({SHM_VOLUME, TMP_VOLUME})
-
-
-class ClaimSource(Protocol):
-    """Anything that names a PersistentVolumeClaim and its access mode (e.g. ``DataVolume``)."""
-
-    @property
-    def claim_name(self) -> str:
-        """The PVC name."""
-        ...
-
-    @property
-    def access_mode(self) -> AccessMode:
-        """The PVC access mode."""
-        ...
 
 
 @dataclass(frozen=True)

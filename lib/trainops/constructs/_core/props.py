@@ -1,4 +1,4 @@
-"""Prop checks and metadata helpers shared by the trainops L2 constructs.
+"""Prop checks shared by the trainops L2 constructs.
 
 Every check raises ``ValueError`` at once with a message that quotes the construct, the prop and
 the value, e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number`` (STYLE.md habit 11).
@@ -7,24 +7,13 @@ the value, e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number`` (STY
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from trainops.credentials import literal_problem
 from trainops.naming import label_value_problem, qualified_name_problem
 from trainops.quantity import Quantity, QuantityError, parse_quantity
-
-#: Argo CD sync-wave annotation: lower waves sync first (PVCs -1, workloads 0, monitors/HPAs 1).
-#: Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/
-SYNC_WAVE = "argocd.argoproj.io/sync-wave"
-#: Argo CD per-resource sync options annotation.
-#: Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/
-SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-#: Sync options that keep Argo CD from pruning or deleting an object (data-holding PVCs).
-PROTECT_OPTIONS = "Prune=false,Delete=false"
-#: Sync option for custom resources whose CRD another app installs.
-SKIP_DRY_RUN_OPTIONS = "SkipDryRunOnMissingResource=true"
 
 # Docker reference grammar (distribution/reference): [host[:port]/]path[:tag][@digest].
 _IMAGE_HOST = re.compile(r"^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+)(?::[0-9]+)?$")
@@ -199,16 +188,6 @@ def require_path(construct: str, prop: str, value: str) -> str:
     return value
 
 
-def argocd_annotations(*, wave: int | None = None, options: list[str] | None = None) -> dict[str, str]:
-    """Argo CD annotations: a sync wave and comma-joined sync options, each only when given."""
-    out: dict[str, str] = {}
-    if wave is not None:
-        out[SYNC_WAVE] = str(wave)
-    if options:
-        out[SYNC_OPTIONS] = ",".join(options)
-    return out
-
-
 def plain(value: Any) -> Any:
     """Deep-copy a JSON-like value into plain dicts and lists (props may be any Mapping/Sequence)."""
     if isinstance(value, Mapping):
@@ -216,3 +195,36 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
+
+
+def require_strings(construct: str, prop: str, value: Sequence[str] | None) -> tuple[str, ...] | None:
+    """Check that ``value`` is ``None`` or a sequence of strings (not one string) and return a tuple.
+
+    Raises:
+        ValueError: quoting the construct, prop and value.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{construct} {prop}={value!r}: must be a sequence of strings")
+    return tuple(value)
+
+
+def shm_size(construct: str, value: str | None, memory: Quantity, *, needed: bool) -> Quantity | None:
+    """The ``/dev/shm`` emptyDir size: ``value`` when given (at most ``memory``), else half of
+    ``memory`` when ``needed`` (several GPUs or pods: NCCL and DataLoader workers share memory through
+    it; the container runtime's default is 64 MiB), else ``None``.
+
+    Raises:
+        ValueError: ``value`` is not a byte quantity or exceeds ``memory`` (memory-backed emptyDir pages
+            count against the memory limit).
+    """
+    if value is None:
+        return half_quantity(memory) if needed else None
+    size = require_quantity(construct, "shm_size", value, whole_bytes=True)
+    if size.value > memory.value:
+        raise ValueError(
+            f"{construct} shm_size={value!r}: must not exceed memory={memory.canonical()!r} "
+            "(memory-backed emptyDir counts against the memory limit)"
+        )
+    return size

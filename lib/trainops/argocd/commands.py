@@ -1,0 +1,472 @@
+"""``trainops argocd apps|status|sync|wait|runs|prune-finished|health-checks`` as plain functions.
+
+Each command takes a frozen options dataclass and returns an exit code: 0 ok; 1 the application is
+not what was asked for (``wait``: Degraded, a failed sync operation, or not Healthy/Synced before
+the timeout); 2 usage, configuration, authentication or transport errors (no server or token, 401,
+403, 404, TLS verification, timeouts and 5xx after retries, invalid JSON). Reports go to stdout,
+one-line diagnostics to stderr. The token is read from the options or ``ARGOCD_AUTH_TOKEN`` and
+never printed.
+
+Each options field carries its ``--help`` text in ``metadata["help"]`` (see :func:`option_help`),
+so the click layer declares each option once from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import wraps
+from pathlib import Path
+from typing import Any, ParamSpec
+
+from trainops.argocd.client import ArgoCDClient, ClientConfig
+from trainops.argocd.errors import ArgoCDError, ConfigError
+from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_values
+from trainops.argocd.models import Application, HealthStatus, SyncRequest
+from trainops.argocd.runs import Run, list_runs
+from trainops.errors import EXIT_FINDINGS, EXIT_OK
+
+SERVER_ENV = "ARGOCD_SERVER"
+"""Environment variable with the server, as the argocd CLI reads it."""
+TOKEN_ENV = "ARGOCD_AUTH_TOKEN"
+"""Environment variable with the bearer token, as the argocd CLI reads it."""
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+def option_help(options: type[Any], name: str) -> str:
+    """The ``--help`` text of field ``name`` of an options dataclass (its ``metadata["help"]``)."""
+    for fld in dataclasses.fields(options):
+        if fld.name == name:
+            return str(fld.metadata["help"])
+    raise KeyError(f"{options.__name__} has no field {name!r}")
+
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    """How to reach the Argo CD API server (shared by every command that talks to it)."""
+
+    server: str | None = field(
+        default=None,
+        metadata=_help(
+            "Argo CD server URL or host[:port]; https:// unless a scheme is given. Default: $ARGOCD_SERVER."
+        ),
+    )
+    auth_token: str | None = field(
+        default=None,
+        repr=False,
+        metadata=_help("Bearer token (an Argo CD API key). Default: $ARGOCD_AUTH_TOKEN. Never printed."),
+    )
+    insecure: bool = field(
+        default=False, metadata=_help("Skip TLS certificate verification (not recommended).")
+    )
+    ca_file: Path | None = field(
+        default=None,
+        metadata=_help("PEM file of CA certificates to trust for the server. Default: system CAs."),
+    )
+    request_timeout: float = field(
+        default=10.0, metadata=_help("Seconds for each HTTP request. Default: 10.")
+    )
+    retries: int = field(
+        default=3,
+        metadata=_help("Retries of a request after connection errors, timeouts or 5xx. Default: 3."),
+    )
+    backoff: float = field(
+        default=0.5,
+        metadata=_help("Seconds before the first retry; doubles after each (max 8). Default: 0.5."),
+    )
+    deadline: float = field(
+        default=60.0, metadata=_help("Seconds one request may take with all its retries. Default: 60.")
+    )
+    app_namespace: str = field(
+        default="",
+        metadata=_help("Namespace of the Application (apps in any namespace). Default: Argo CD's."),
+    )
+
+
+@dataclass(frozen=True)
+class AppsOptions:
+    """Options of ``argocd apps``: list applications with sync and health status."""
+
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    selector: str = field(default="", metadata=_help("Only applications matching this label selector."))
+    projects: tuple[str, ...] = field(
+        default=(), metadata=_help("Only applications of these projects (repeatable).")
+    )
+
+
+@dataclass(frozen=True)
+class StatusOptions:
+    """Options of ``argocd status APP``: the application's resources with sync and health."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    """Options of ``argocd sync APP``: start a sync operation."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    prune: bool = field(
+        default=False,
+        metadata=_help("Delete resources no longer in git (objects with Prune=false are kept)."),
+    )
+    dry_run: bool = field(
+        default=False, metadata=_help("Let Argo CD run the sync without applying anything.")
+    )
+    revision: str = field(
+        default="", metadata=_help("Git revision, tag or branch to sync to. Default: the app's.")
+    )
+
+
+@dataclass(frozen=True)
+class WaitOptions:
+    """Options of ``argocd wait APP``: wait until the application is Healthy and/or Synced."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    health: bool = field(
+        default=False,
+        metadata=_help("Wait for health Healthy; Degraded fails at once. Default: both when neither."),
+    )
+    sync: bool = field(
+        default=False,
+        metadata=_help("Wait for sync Synced with no running operation; a failed sync fails at once."),
+    )
+    timeout: float = field(
+        default=300.0, metadata=_help("Seconds to wait before failing (exit 1). Default: 300.")
+    )
+    interval: float = field(
+        default=2.0, metadata=_help("Seconds between polls of the application. Default: 2.")
+    )
+
+
+@dataclass(frozen=True)
+class RunsOptions:
+    """Options of ``argocd runs APP``: list run-once objects (current or superseded) and their phase."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+
+
+@dataclass(frozen=True)
+class PruneFinishedOptions:
+    """Options of ``argocd prune-finished APP``: delete superseded runs that have finished."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    dry_run: bool = field(default=False, metadata=_help("Print what would be deleted; delete nothing."))
+
+
+@dataclass(frozen=True)
+class HealthChecksOptions:
+    """Options of ``argocd health-checks``: print the Lua health checks for argocd-cm."""
+
+    helm: bool = field(
+        default=False,
+        metadata=_help("Print values for the argo-cd Helm chart (configs.cm) instead of a ConfigMap."),
+    )
+    namespace: str = field(
+        default=ARGOCD_NAMESPACE, metadata=_help("Namespace of argocd-cm. Default: argocd.")
+    )
+
+
+def client_config(options: ConnectionOptions, env: Mapping[str, str] | None = None) -> ClientConfig:
+    """Resolve server and token from the options, else ``ARGOCD_SERVER`` / ``ARGOCD_AUTH_TOKEN`` in ``env``.
+
+    Args:
+        options: the connection options. env: the environment. Default: ``os.environ``.
+
+    Raises:
+        ConfigError: no server, no token, negative timings or retries, or a missing --ca-file.
+    """
+    environ = os.environ if env is None else env
+    server = options.server or environ.get(SERVER_ENV, "")
+    token = options.auth_token or environ.get(TOKEN_ENV, "")
+    if not server:
+        raise ConfigError(f"argocd: no server; pass --server or set {SERVER_ENV}")
+    if not token:
+        raise ConfigError(f"argocd: no token; pass --auth-token or set {TOKEN_ENV}")
+    for name in ("request_timeout", "backoff", "deadline"):
+        if getattr(options, name) < 0:
+            raise ConfigError(
+                f"argocd: --{name.replace('_', '-')} must be >= 0, got {getattr(options, name)}"
+            )
+    if options.retries < 0:
+        raise ConfigError(f"argocd: --retries must be >= 0, got {options.retries}")
+    if options.ca_file is not None and not options.ca_file.is_file():
+        raise ConfigError(f"argocd: --ca-file {options.ca_file}: no such file")
+    return ClientConfig(
+        server=server,
+        token=token,
+        insecure=options.insecure,
+        ca_file=options.ca_file,
+        timeout=options.request_timeout,
+        attempts=options.retries + 1,
+        backoff=options.backoff,
+        deadline=options.deadline,
+    )
+
+
+P = ParamSpec("P")
+
+
+def _exit_on_error(command: Callable[P, int]) -> Callable[P, int]:
+    """Turn an :class:`ArgoCDError` into its one-line message on stderr and its exit code (2)."""
+
+    @wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return command(*args, **kwargs)
+        except ArgoCDError as exc:
+            print(exc.message, file=sys.stderr)
+            return exc.exit_code
+
+    return run
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
+    return "\n".join(lines)
+
+
+def _gk(group: str, kind: str) -> str:
+    return f"{group}/{kind}" if group else kind
+
+
+def _health_text(health: HealthStatus | None) -> tuple[str, str]:
+    if health is None or not health.status:
+        return "-", ""
+    return health.status, health.message
+
+
+@_exit_on_error
+def run_apps(options: AppsOptions, env: Mapping[str, str] | None = None) -> int:
+    """Print one line per application: name, project, sync status, health, revision (sorted by name)."""
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        apps = client.list_applications(
+            selector=options.selector,
+            projects=options.projects,
+            app_namespace=options.connection.app_namespace,
+        )
+    rows = [("NAME", "PROJECT", "SYNC", "HEALTH", "REVISION")]
+    for app in sorted(apps, key=lambda a: (a.namespace, a.name)):
+        rows.append(
+            (app.name, app.project, app.sync.status or "-", app.health.status or "-", app.sync.revision)
+        )
+    print(_table(rows))
+    print(f"{len(apps)} applications", file=sys.stderr)
+    return EXIT_OK
+
+
+@_exit_on_error
+def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> int:
+    """Print the application's sync and health, then each managed resource with its sync and health.
+
+    Health comes from the resource tree (Argo CD v3 no longer stores it in the Application). Exit
+    0 whatever the health: use ``wait`` as a gate.
+    """
+    ns = options.connection.app_namespace
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        app = client.get_application(options.app, app_namespace=ns)
+        tree = client.resource_tree(options.app, app_namespace=ns)
+    print(_app_line(app))
+    health = {(n.group, n.kind, n.namespace, n.name): n.health for n in tree.nodes}
+    rows = [("KIND", "NAMESPACE", "NAME", "SYNC", "HEALTH", "MESSAGE")]
+    for res in sorted(app.resources, key=lambda r: (r.group, r.kind, r.namespace, r.name)):
+        status, message = _health_text(
+            health.get((res.group, res.kind, res.namespace, res.name)) or res.health
+        )
+        sync = res.status or "-"
+        if res.requires_pruning:
+            sync += " (requires pruning)"
+        rows.append((_gk(res.group, res.kind), res.namespace or "-", res.name, sync, status, message))
+    print(_table(rows))
+    return EXIT_OK
+
+
+def _app_line(app: Application) -> str:
+    line = f"{app.name}: sync {app.sync.status or '-'}, health {app.health.status or '-'}"
+    if app.health.message:
+        line += f" ({app.health.message})"
+    if app.sync.revision:
+        line += f", revision {app.sync.revision}"
+    op = app.operation_state
+    if op is not None and op.phase:
+        line += f", operation {op.phase}"
+        if op.message:
+            line += f": {op.message}"
+    return line
+
+
+@_exit_on_error
+def run_sync(options: SyncOptions, env: Mapping[str, str] | None = None) -> int:
+    """Ask Argo CD to sync the application; print the application's state as the server returned it."""
+    request = SyncRequest(
+        name=options.app,
+        revision=options.revision,
+        prune=options.prune,
+        dry_run=options.dry_run,
+        app_namespace=options.connection.app_namespace,
+    )
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        app = client.sync(request)
+    flags = [flag for flag, on in (("prune", options.prune), ("dry-run", options.dry_run)) if on]
+    target = f" to {options.revision}" if options.revision else ""
+    print(f"sync of {options.app}{target} requested" + (f" ({', '.join(flags)})" if flags else ""))
+    print(_app_line(app))
+    return EXIT_OK
+
+
+@_exit_on_error
+def run_wait(
+    options: WaitOptions,
+    env: Mapping[str, str] | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Poll the application until it is Healthy and/or Synced with no running operation.
+
+    Without ``health`` or ``sync`` both are awaited (as ``argocd app wait``). Returns 1 at once when
+    health is Degraded (with ``health``) or the sync operation Failed/Errored (with ``sync``), and
+    when the timeout passes; state changes are printed on stderr, the final state on stdout.
+
+    Args:
+        options: see :class:`WaitOptions`. env: environment for server and token.
+        clock, sleep: time source and sleeper (seconds). Default: ``time.monotonic``, ``time.sleep``.
+    """
+    want_health = options.health or not options.sync
+    want_sync = options.sync or not options.health
+    if options.timeout < 0 or options.interval <= 0:
+        raise ConfigError("argocd: --timeout must be >= 0 and --interval > 0")
+    ns = options.connection.app_namespace
+    end = clock() + options.timeout
+    last = ""
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        while True:
+            app = client.get_application(options.app, app_namespace=ns)
+            line = _app_line(app)
+            if line != last:
+                print(line, file=sys.stderr)
+                last = line
+            op = app.operation_state
+            running = op is not None and op.phase in ("Running", "Terminating")
+            if want_health and app.health.status == "Degraded":
+                print(line)
+                print(f"argocd: {options.app} is Degraded", file=sys.stderr)
+                return EXIT_FINDINGS
+            if want_sync and op is not None and op.phase in ("Failed", "Error"):
+                print(line)
+                print(f"argocd: the sync of {options.app} ended {op.phase}", file=sys.stderr)
+                return EXIT_FINDINGS
+            healthy = app.health.status == "Healthy" or not want_health
+            synced = app.sync.status == "Synced" or not want_sync
+            if healthy and synced and not running:
+                print(line)
+                return EXIT_OK
+            remaining = end - clock()
+            if remaining <= 0:
+                print(line)
+                wanted = " and ".join(w for w, on in (("Healthy", want_health), ("Synced", want_sync)) if on)
+                print(f"argocd: {options.app} not {wanted} after {options.timeout:g} s", file=sys.stderr)
+                return EXIT_FINDINGS
+            sleep(min(options.interval, remaining))
+
+
+def _runs(options: RunsOptions | PruneFinishedOptions, client: ArgoCDClient) -> tuple[Run, ...]:
+    ns = options.connection.app_namespace
+    app = client.get_application(options.app, app_namespace=ns)
+    tree = client.resource_tree(options.app, app_namespace=ns)
+    return list_runs(app, tree)
+
+
+@_exit_on_error
+def run_runs(options: RunsOptions, env: Mapping[str, str] | None = None) -> int:
+    """Print the application's run-once objects: base name, kind, object, current/superseded, phase, message."""
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        runs = _runs(options, client)
+    rows = [("RUN", "KIND", "NAMESPACE", "NAME", "STATE", "PHASE", "MESSAGE")]
+    for run in runs:
+        rows.append(
+            (
+                run.base,
+                _gk(run.group, run.kind),
+                run.namespace,
+                run.name,
+                run.state,
+                run.phase,
+                run.health.message,
+            )
+        )
+    print(_table(rows))
+    superseded = sum(1 for run in runs if run.state == "superseded")
+    print(f"{len(runs)} runs, {superseded} superseded", file=sys.stderr)
+    return EXIT_OK
+
+
+@_exit_on_error
+def run_prune_finished(options: PruneFinishedOptions, env: Mapping[str, str] | None = None) -> int:
+    """Delete (through Argo CD) the superseded runs that have finished; keep current and running ones.
+
+    A run is deleted only when Argo CD lists it with ``requiresPruning`` (it left git) and its health
+    is Healthy or Degraded (Succeeded or Failed). One stdout line per superseded run says what was
+    (or, with ``dry_run``, would be) deleted or kept and why.
+    """
+    ns = options.connection.app_namespace
+    deleted = kept = 0
+    with ArgoCDClient(client_config(options.connection, env)) as client:
+        for run in _runs(options, client):
+            if run.state != "superseded":
+                continue
+            ident = f"{_gk(run.group, run.kind)} {run.namespace}/{run.name}"
+            if not run.prunable:
+                kept += 1
+                print(f"kept {ident}: superseded but {run.phase}")
+                continue
+            if options.dry_run:
+                print(f"would delete {ident} ({run.phase})")
+            else:
+                client.delete_resource(
+                    options.app,
+                    group=run.group,
+                    version=run.version,
+                    kind=run.kind,
+                    namespace=run.namespace,
+                    name=run.name,
+                    app_namespace=ns,
+                )
+                print(f"deleted {ident} ({run.phase})")
+            deleted += 1
+    verb = "would delete" if options.dry_run else "deleted"
+    print(f"{verb} {deleted} finished superseded runs, kept {kept} not finished", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_health_checks(options: HealthChecksOptions) -> int:
+    """Print the Lua health checks as an argocd-cm ConfigMap patch, or as argo-cd Helm chart values."""
+    sys.stdout.write(helm_values() if options.helm else argocd_cm_patch(options.namespace))
+    return EXIT_OK

@@ -1,0 +1,41 @@
+"""Kueue API version and labels shared by the Kueue constructs and the workloads Kueue admits.
+
+Kueue serves ``kueue.x-k8s.io/v1beta2`` (storage version since v0.16.0, kubernetes-sigs/kueue#9281)
+and ``v1beta1``; v1beta2 renames ClusterQueue ``spec.cohort`` to ``spec.cohortName``
+(kubernetes-sigs/kueue#7412). The pinned CRDs (v0.19.2) serve both.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from trainops.cluster import Cluster
+
+GROUP: Final = "kueue.x-k8s.io"
+#: The label that hands a workload to a LocalQueue (``constants.QueueLabel``).
+QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+#: The label that gives a workload a WorkloadPriorityClass (``constants.WorkloadPriorityClassLabel``).
+PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
+#: The first Kueue release storing v1beta2.
+V1BETA2_SINCE: Final = (0, 16, 0)
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = text.lstrip("v").split("-")[0].split(".")
+    return tuple(int(p) for p in parts if p.isdigit())
+
+
+def kueue_api_version(owner: str, cluster: Cluster) -> str:
+    """``kueue.x-k8s.io/v1beta2`` for Kueue ≥ v0.16.0 on ``cluster``, else ``kueue.x-k8s.io/v1beta1``.
+
+    Args:
+        owner: the construct's name, for the message.
+        cluster: the target; must list ``kueue`` in ``operators``.
+
+    Raises:
+        ValueError: the cluster does not run Kueue.
+    """
+    version = cluster.operators.get("kueue")
+    if version is None:
+        raise ValueError(f"{owner} cluster={cluster.name!r}: the cluster does not list kueue in operators")
+    return f"{GROUP}/v1beta2" if _release(version) >= V1BETA2_SINCE else f"{GROUP}/v1beta1"

@@ -1,0 +1,146 @@
+"""``JAXJob``: a Kubeflow Training Operator v1 distributed JAX job."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from trainops.cluster import Cluster
+from trainops.constructs._core.base import Construct
+from trainops.constructs._core.props import require_whole
+from trainops.constructs.kubeflow import (
+    KubeflowJob,
+    PodProps,
+    RunPolicy,
+    max_base_name,
+    require_port,
+    scratch_paths,
+    with_port,
+)
+
+__all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "PORT_NAME", "REPLICA_TYPES", "JAXJob"]
+
+_KIND = "JAXJob"
+#: The Training Operator finds the training container by this name (``JAXJobDefaultContainerName``);
+#: its webhook refuses a replica without it (``validateJAXReplicaSpecs``).
+CONTAINER_NAME = "jax"
+#: The container port of the coordinator (``JAXJobDefaultPortName``; default port 6666).
+PORT_NAME = "jaxjob-port"
+#: Replica types (``JAXJobReplicaTypeWorker``); the webhook allows no others.
+REPLICA_TYPES = ("Worker",)
+#: Longest base name: replica Services ``<job>-worker-<i>`` stay within 63 characters (45).
+MAX_BASE_NAME = max_base_name(*REPLICA_TYPES)
+
+
+class JAXJob(KubeflowJob):
+    """A distributed JAX training job (kubeflow.org/v1 JAXJob, Training Operator v1.9).
+
+    The object is named ``<name>-<hash6>`` where the hash covers the whole spec, so a changed spec
+    is a new run rather than an in-place patch of an immutable one (``name`` returns the emitted
+    name; it changes with ``mount()``). ``spec.jaxReplicaSpecs`` has ``workers`` ``Worker``
+    replicas; the operator sets ``COORDINATOR_ADDRESS`` (Worker 0), ``COORDINATOR_PORT``,
+    ``NUM_PROCESSES`` and ``PROCESS_ID`` for ``jax.distributed.initialize()``.
+
+    Each replica runs one container called ``jax`` with the pod defaults of ``PyTorchJob``:
+    guaranteed resources, GPU tolerations, node selector and NCCL environment defaults with GPUs
+    (``env`` overrides them), a ``/dev/shm`` memory emptyDir of half ``memory`` with several GPUs or
+    several pods (``shm_size`` overrides), the secure pod defaults, and ``restartPolicy: OnFailure``
+    (the operator's default is ``Never``).
+
+    Args:
+        scope: the parent construct (a Chart; the Chart's namespace is the job's namespace).
+        id: construct id.
+        cluster: target cluster; must list ``training-operator`` in ``operators``.
+        name: base name, a DNS-1035 label of at most 45 characters.
+        image: training image with a tag or digest (never ``latest``).
+        command: container command. Default: the image's entrypoint.
+        args: container args. Default: none.
+        workers: ``Worker`` replicas (JAX processes), at least 1. Default: 1.
+        gpus_per_replica: whole GPUs per pod. Default: 0.
+        cpu: cpu cores per pod as a quantity string. Default: ``"2"``.
+        memory: memory per pod as a quantity string in bytes. Default: ``"8Gi"``.
+        rdma: RDMA HCAs per pod. Default: 0.
+        env: environment variables, in order. Default: none.
+        shm_size: size limit of the ``/dev/shm`` emptyDir (bytes). Default: half of ``memory`` when
+            needed (see above).
+        port: the ``jaxjob-port`` container port of the coordinator. Default: unset (the operator
+            adds 6666).
+        run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
+        labels: extra labels on the job and its pods. Default: none.
+        service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
+        read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
+            Default: ``True``.
+
+    Raises:
+        ValueError: a bad prop value (quoting prop and value), e.g. ``workers=0``, ``port=0``, or any
+            pod prop ``PyTorchJob`` refuses.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/jax_types.go,
+    https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/webhooks/jax/jaxjob_webhook.go
+    (``validateJAXReplicaSpecs``: only Worker, a container named ``jax``),
+    https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/controller.v1/jax/envvar.go
+    """
+
+    KIND = "JAXJob"
+    API_VERSION = "kubeflow.org/v1"
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: Cluster,
+        name: str,
+        image: str,
+        command: Sequence[str] | None = None,
+        args: Sequence[str] | None = None,
+        workers: int = 1,
+        gpus_per_replica: int = 0,
+        cpu: str = "2",
+        memory: str = "8Gi",
+        rdma: int = 0,
+        env: Mapping[str, str] | None = None,
+        shm_size: str | None = None,
+        port: int | None = None,
+        run_policy: RunPolicy | None = None,
+        labels: Mapping[str, str] | None = None,
+        service_account: str | None = None,
+        read_only_root_filesystem: bool = True,
+    ) -> None:
+        super().__init__(scope, id)
+        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._workers = require_whole(_KIND, "workers", workers, minimum=1)
+        self._port = require_port(_KIND, "port", port)
+        self._pod = PodProps(
+            image=image,
+            command=command,
+            args=args,
+            gpus=gpus_per_replica,
+            cpu=cpu,
+            memory=memory,
+            rdma=rdma,
+            env=env,
+            shm_size=shm_size,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=read_only_root_filesystem,
+        ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
+        self._labels = dict(self._pod.labels or {})
+        self._emit()
+
+    @property
+    def replica_types(self) -> tuple[str, ...]:
+        """The replica types emitted: ``Worker``."""
+        return REPLICA_TYPES
+
+    @property
+    def pods(self) -> int:
+        """How many pods the job runs (the workers)."""
+        return self._workers
+
+    def _reserved_paths(self) -> list[str]:
+        return scratch_paths(self._pod)
+
+    def _spec(self) -> dict[str, Any]:
+        worker = with_port(self._pod.replica(self._workers, "OnFailure", self._mounts), PORT_NAME, self._port)
+        return {"jaxReplicaSpecs": {"Worker": worker}, "runPolicy": self._run_policy.to_spec()}

@@ -1,0 +1,438 @@
+"""The shape every Kubeflow Training Operator v1 job shares (kubeflow.org/v1 PyTorchJob, TFJob,
+XGBoostJob, PaddleJob, JAXJob, MPIJob): ``runPolicy``, replica specs of pod templates, run-once
+content-hash names, Argo CD annotations and ``mount()``.
+
+- :class:`RunPolicy`: ``spec.runPolicy`` (kubeflow/trainer ``pkg/apis/kubeflow.org/v1/common_types.go``).
+- :class:`ReplicaPod`: the training pod of one replica type (secure defaults, guaranteed resources,
+  GPU placement, NCCL defaults, ``/dev/shm`` and ``/tmp`` scratch volumes, mounted claims).
+- :class:`KubeflowJob`: the construct base: a subclass validates its own props, describes its
+  replica specs in :meth:`KubeflowJob._spec` and calls :meth:`KubeflowJob._emit`.
+
+Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from cdk8s import ApiObject, JsonPatch
+
+from trainops.cluster import Cluster
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.pod import (
+    SHM_PATH,
+    TMP_PATH,
+    Mount,
+    container_security_context,
+    env_entries,
+    gpu_placement,
+    guaranteed_resources,
+    pod_security_context,
+    resolve_mount,
+    scratch_volumes,
+)
+from trainops.constructs._core.props import (
+    require_env,
+    require_image,
+    require_labels,
+    require_quantity,
+    require_strings,
+    require_whole,
+    shm_size,
+)
+from trainops.constructs._core.protocols import ClaimSource
+from trainops.naming import DNS1035_LABEL
+from trainops.quantity import Quantity
+
+CleanPodPolicy = Literal["None", "Running", "All"]
+
+
+@dataclass(frozen=True)
+class RunPolicy:
+    """``spec.runPolicy`` of a Kubeflow v1 job.
+
+    No ``ttlSecondsAfterFinished``: Argo CD owns the job and would re-create a deleted one.
+
+    Args:
+        clean_pod_policy: which pods to delete when the job finishes: ``None`` | ``Running`` |
+            ``All``. Default: ``Running`` (stop leftover pods, keep finished ones for their logs;
+            the operator's own default is ``None``).
+        backoff_limit: retries before the job is marked failed. Default: 3.
+        active_deadline_seconds: wall-clock limit in seconds from the job's start, or ``None`` for
+            none. Default: ``None``.
+
+    Raises:
+        ValueError: an unknown clean-pod policy, a negative backoff limit or a non-positive deadline.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
+    """
+
+    clean_pod_policy: CleanPodPolicy = "Running"
+    backoff_limit: int = 3
+    active_deadline_seconds: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.clean_pod_policy not in ("None", "Running", "All"):
+            raise ValueError(
+                f"RunPolicy clean_pod_policy={self.clean_pod_policy!r}: must be one of None, Running, All"
+            )
+        require_whole("RunPolicy", "backoff_limit", self.backoff_limit, minimum=0)
+        if self.active_deadline_seconds is not None:
+            require_whole("RunPolicy", "active_deadline_seconds", self.active_deadline_seconds, minimum=1)
+
+    def to_spec(self) -> dict[str, Any]:
+        """The ``spec.runPolicy`` object."""
+        spec: dict[str, Any] = {
+            "cleanPodPolicy": self.clean_pod_policy,
+            "backoffLimit": int(self.backoff_limit),
+        }
+        if self.active_deadline_seconds is not None:
+            spec["activeDeadlineSeconds"] = int(self.active_deadline_seconds)
+        return spec
+
+
+@dataclass(frozen=True)
+class ReplicaPod:
+    """The pod of one replica type, with the secure, GPU-aware defaults of every training job.
+
+    Args:
+        cluster: target cluster (GPU and RDMA resource names, GPU taints and node selector).
+        container_name: the training container's name, as the operator requires (e.g. ``pytorch``).
+        image: training image (checked by the job).
+        command: container command, or ``None`` for the image's entrypoint.
+        args: container args, or ``None``.
+        cpu: cpu cores per pod (requests = limits).
+        memory: memory bytes per pod (requests = limits).
+        gpus: whole GPUs per pod, as limits of ``cluster.gpu_resource``.
+        rdma: RDMA HCAs per pod, as limits of ``cluster.rdma_resource``.
+        env: environment variables in order; they override the NCCL defaults
+            (``NCCL_DEBUG=WARN``, ``NCCL_IB_DISABLE=0`` with RDMA else ``1``) set when ``gpus`` > 0.
+        shm: size of the ``/dev/shm`` memory emptyDir, or ``None`` for none.
+        labels: pod template labels.
+        service_account: ``serviceAccountName``, or ``None`` for the namespace default.
+        read_only_root: read-only root filesystem with an emptyDir at ``/tmp``.
+    """
+
+    cluster: Cluster
+    container_name: str
+    image: str
+    command: tuple[str, ...] | None
+    args: tuple[str, ...] | None
+    cpu: Quantity
+    memory: Quantity
+    gpus: int = 0
+    rdma: int = 0
+    env: Mapping[str, str] | None = None
+    shm: Quantity | None = None
+    labels: Mapping[str, str] | None = None
+    service_account: str | None = None
+    read_only_root: bool = True
+
+    def container(self, mounts: Sequence[Mount]) -> dict[str, Any]:
+        """The training container, with ``mounts`` after the scratch mounts."""
+        extended: dict[str, int] = {}
+        if self.gpus:
+            extended[self.cluster.gpu_resource] = self.gpus
+        if self.rdma and self.cluster.rdma_resource is not None:
+            extended[self.cluster.rdma_resource] = self.rdma
+        defaults: dict[str, str] = {}
+        if self.gpus:
+            defaults = {"NCCL_DEBUG": "WARN", "NCCL_IB_DISABLE": "0" if self.rdma else "1"}
+        _, scratch_mounts = scratch_volumes(shm_size=self.shm, tmp=self.read_only_root)
+        container: dict[str, Any] = {
+            "name": self.container_name,
+            "image": self.image,
+            "resources": guaranteed_resources(self.cpu, self.memory, extended),
+            "securityContext": container_security_context(
+                read_only_root_filesystem=self.read_only_root,
+                add_capabilities=["IPC_LOCK"] if self.rdma else (),
+            ),
+        }
+        if self.command is not None:
+            container["command"] = list(self.command)
+        if self.args is not None:
+            container["args"] = list(self.args)
+        env = env_entries(self.env or {}, defaults)
+        if env:
+            container["env"] = env
+        volume_mounts = scratch_mounts + [m.volume_mount() for m in mounts]
+        if volume_mounts:
+            container["volumeMounts"] = volume_mounts
+        return container
+
+    def pod_spec(self, mounts: Sequence[Mount]) -> dict[str, Any]:
+        """The pod spec: secure pod defaults, the container, GPU placement and volumes."""
+        volumes, _ = scratch_volumes(shm_size=self.shm, tmp=self.read_only_root)
+        volumes += [m.volume() for m in mounts]
+        spec: dict[str, Any] = {
+            "automountServiceAccountToken": False,
+            "securityContext": pod_security_context(),
+            "containers": [self.container(mounts)],
+        }
+        if self.gpus:
+            spec.update(gpu_placement(self.cluster))
+        if volumes:
+            spec["volumes"] = volumes
+        if self.service_account is not None:
+            spec["serviceAccountName"] = self.service_account
+        return spec
+
+    def replica(self, replicas: int, restart_policy: str, mounts: Sequence[Mount]) -> dict[str, Any]:
+        """A ``ReplicaSpec``: ``replicas``, ``restartPolicy`` and the pod template."""
+        template: dict[str, Any] = {"spec": self.pod_spec(mounts)}
+        if self.labels:
+            template["metadata"] = {"labels": dict(self.labels)}
+        return {"replicas": replicas, "restartPolicy": restart_policy, "template": template}
+
+
+class KubeflowJob(ObjectConstruct):
+    """Base of the kubeflow.org/v1 job constructs: run-once naming, emission and ``mount()``.
+
+    A subclass sets ``KIND``, ``API_VERSION`` and ``OPERATOR`` (the operator name a cluster must list),
+    calls :meth:`_setup` first, validates its own props, implements :meth:`_spec` and :attr:`pods`,
+    and calls :meth:`_emit` last. The object is named ``<name>-<hash6>`` where the hash covers the
+    whole spec, so a changed spec is a new run rather than an in-place patch of an immutable one
+    (``name`` returns the emitted name; it changes with ``mount()``).
+    """
+
+    #: The operator a target cluster must run (a key of ``Cluster.operators``).
+    OPERATOR: ClassVar[str] = "training-operator"
+
+    _cluster: Cluster
+    _base_name: str
+    _labels: dict[str, str]
+    _run_policy: RunPolicy
+    _mounts: list[Mount]
+    _api_object: ApiObject
+
+    def _setup(
+        self,
+        cluster: Cluster,
+        name: str,
+        *,
+        max_base_name: int,
+        run_policy: RunPolicy | None,
+        operator: str | None = None,
+    ) -> None:
+        """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
+        DNS-1035 label of at most ``max_base_name`` characters.
+
+        Raises:
+            ValueError: the cluster lacks the operator, or a bad name.
+        """
+        needed = operator or self.OPERATOR
+        if not cluster.has_operator(needed):
+            raise ValueError(
+                f"{self.KIND} cluster={cluster.name!r}: the cluster does not list {needed} in operators"
+            )
+        self._cluster = cluster
+        self._base_name = require_name(
+            self.KIND, "name", name, max_length=max_base_name, syntax=DNS1035_LABEL
+        )
+        self._run_policy = run_policy if run_policy is not None else RunPolicy()
+        self._mounts = []
+
+    @property
+    def pods(self) -> int:
+        """How many pods the job runs (all replica types)."""
+        raise NotImplementedError
+
+    @property
+    def mounts(self) -> tuple[Mount, ...]:
+        """The volumes added with ``mount()``, in order."""
+        return tuple(self._mounts)
+
+    def _spec(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _reserved_paths(self) -> list[str]:
+        """Mount paths the job's own scratch volumes use (``mount()`` refuses them)."""
+        return []
+
+    def _emit(self) -> None:
+        spec = self._spec()
+        self._name = run_once_name(self._base_name, spec)
+        metadata: dict[str, Any] = {
+            "name": self._name,
+            "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
+        }
+        if self._labels:
+            metadata["labels"] = dict(self._labels)
+        self._api_object = emit(
+            self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
+        )
+
+    def mount(self, volume: ClaimSource | str, path: str, *, read_only: bool = False) -> None:
+        """Mount a PersistentVolumeClaim at ``path`` in the container of every replica.
+
+        The job's name changes with its spec (a different mount is a different run).
+
+        Args:
+            volume: a ``DataVolume`` (its access mode is checked against the pod count) or the
+                name of an existing claim, e.g. one another app creates.
+            path: absolute mount path.
+            read_only: mount read-only. Default: ``False``.
+
+        Raises:
+            ValueError: a bad claim name or path, a path already mounted, a claim mounted twice,
+                or an access mode the job's pods cannot share.
+        """
+        mount = resolve_mount(
+            self.KIND,
+            "mount",
+            volume,
+            path,
+            read_only=read_only,
+            pods=self.pods,
+            existing=self._mounts,
+            reserved_paths=self._reserved_paths(),
+        )
+        if any(m.claim_name == mount.claim_name for m in self._mounts):
+            raise ValueError(f"{self.KIND} mount volume={mount.claim_name!r}: already mounted")
+        self._mounts.append(mount)
+        spec = self._spec()
+        self._name = run_once_name(self._base_name, spec)
+        self._api_object.add_json_patch(
+            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
+        )
+
+
+def scratch_paths(pod: ReplicaPod) -> list[str]:
+    """The mount paths ``pod``'s scratch volumes take: ``/tmp`` (read-only root), ``/dev/shm``."""
+    paths = [TMP_PATH] if pod.read_only_root else []
+    if pod.shm is not None:
+        paths.append(SHM_PATH)
+    return paths
+
+
+#: Characters ``run_once_name`` appends to the base name (``-<hash6>``).
+_HASH_SUFFIX = 7
+#: Digits of the replica index a replica Service name leaves room for (up to 1000 replicas per type).
+_INDEX_DIGITS = 3
+
+
+def max_base_name(*replica_types: str) -> int:
+    """The longest base name a job with ``replica_types`` may have.
+
+    The operator names each replica's pod and Service ``<job>-<lower(type)>-<index>``
+    (``GenGeneralName`` in kubeflow/trainer ``pkg/core/utils.go``, v1.9) and a Service name must be
+    a DNS-1035 label of at most 63 characters; the job is named ``<base>-<hash6>`` and the index
+    may have up to three digits. E.g. ``max_base_name("Master", "Worker")`` is 45.
+
+    Args:
+        replica_types: the replica type names the job kind allows, e.g. ``"Chief"``, ``"Evaluator"``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/core/utils.go
+    """
+    longest = max(len(t) for t in replica_types)
+    return 63 - _HASH_SUFFIX - (longest + 2) - _INDEX_DIGITS
+
+
+@dataclass(frozen=True)
+class PodProps:
+    """The pod props every kubeflow.org/v1 job construct shares, before checking.
+
+    Args:
+        image: training image with a tag or digest (never ``latest``).
+        command: container command, or ``None`` for the image's entrypoint.
+        args: container args, or ``None``.
+        gpus: whole GPUs per pod.
+        cpu: cpu cores per pod as a quantity string.
+        memory: memory per pod as a quantity string in bytes.
+        rdma: RDMA HCAs per pod.
+        env: environment variables in order, or ``None``.
+        shm_size: ``/dev/shm`` size as a quantity string, or ``None`` for the default rule.
+        labels: extra labels, or ``None``.
+        service_account: ``serviceAccountName``, or ``None``.
+        read_only_root: read-only root filesystem.
+    """
+
+    image: str
+    command: Sequence[str] | None
+    args: Sequence[str] | None
+    gpus: int
+    cpu: str
+    memory: str
+    rdma: int
+    env: Mapping[str, str] | None
+    shm_size: str | None
+    labels: Mapping[str, str] | None
+    service_account: str | None
+    read_only_root: bool
+
+    def check(self, kind: str, cluster: Cluster, container_name: str, *, pods: int) -> ReplicaPod:
+        """Check every prop and build the :class:`ReplicaPod` (the same rules as ``PyTorchJob``).
+
+        ``/dev/shm`` is a memory emptyDir of half ``memory`` when the pod has several GPUs or the
+        job several pods, unless ``shm_size`` is given (then always, at most ``memory``).
+
+        Args:
+            kind: the construct's kind, for messages.
+            cluster: target cluster.
+            container_name: the container name the operator requires.
+            pods: how many pods the job runs (for the ``/dev/shm`` rule).
+
+        Raises:
+            ValueError: quoting ``kind``, the prop and its value.
+        """
+        image = require_image(kind, "image", self.image)
+        command = require_strings(kind, "command", self.command)
+        args = require_strings(kind, "args", self.args)
+        gpus = require_whole(kind, "gpus_per_replica", self.gpus, minimum=0)
+        cpu = require_quantity(kind, "cpu", self.cpu)
+        memory = require_quantity(kind, "memory", self.memory, whole_bytes=True)
+        rdma = require_whole(kind, "rdma", self.rdma, minimum=0)
+        if rdma and cluster.rdma_resource is None:
+            raise ValueError(f"{kind} rdma={self.rdma!r}: cluster {cluster.name!r} declares no rdma_resource")
+        env = require_env(kind, "env", self.env or {})
+        labels = require_labels(kind, "labels", self.labels or {})
+        service_account = (
+            None
+            if self.service_account is None
+            else require_name(kind, "service_account", self.service_account)
+        )
+        shm = shm_size(kind, self.shm_size, memory, needed=gpus > 1 or pods > 1)
+        return ReplicaPod(
+            cluster=cluster,
+            container_name=container_name,
+            image=image,
+            command=command,
+            args=args,
+            cpu=cpu,
+            memory=memory,
+            gpus=gpus,
+            rdma=rdma,
+            env=env,
+            shm=shm,
+            labels=labels,
+            service_account=service_account,
+            read_only_root=bool(self.read_only_root),
+        )
+
+
+def require_port(kind: str, prop: str, value: int | None) -> int | None:
+    """``value`` as a container port (1-65535), or ``None``.
+
+    Raises:
+        ValueError: not a whole number within 1-65535, quoting ``kind``, prop and value.
+    """
+    if value is None:
+        return None
+    port = require_whole(kind, prop, value, minimum=1)
+    if port > 65535:
+        raise ValueError(f"{kind} {prop}={value!r}: must be at most 65535")
+    return port
+
+
+def with_port(replica: dict[str, Any], name: str, port: int | None) -> dict[str, Any]:
+    """``replica`` (a ``ReplicaSpec`` from :meth:`ReplicaPod.replica`) with the container port
+    ``name`` set to ``port`` in its training container; unchanged when ``port`` is ``None`` (the
+    operator's defaulting then adds its default port of that name, e.g. ``setXGBoostJobDefaultPort``).
+    """
+    if port is not None:
+        container = replica["template"]["spec"]["containers"][0]
+        container["ports"] = [{"name": name, "containerPort": port}]
+    return replica
