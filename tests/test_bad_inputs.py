@@ -51,7 +51,9 @@ CASES = [
     Case("malformed.yaml", 1, 7, "yaml", "invalid YAML: did not find expected ',' or ']'"),
     Case("tabs.yaml", 1, 4, "yaml", "a tab character where YAML allows only spaces"),
     Case("duplicate_keys.yaml", 1, 7, "yaml", 'duplicate key "key"'),
-    Case("yaml11_booleans.yaml", 1, 6, "yaml", "unquoted yes is the boolean true for the API server (YAML 1.1)"),
+    Case(
+        "yaml11_booleans.yaml", 1, 6, "yaml", "unquoted yes is the boolean true for the API server (YAML 1.1)"
+    ),
     Case("yaml11_octal.yaml", 0, 13, "yaml", "unquoted 0644 is the octal number 420"),
     Case("yaml11_octal.yaml", 1, 13, "yaml", "unquoted 0644 is the octal number 420", ("--strict",)),
     Case("anchors_legit.yaml", 0, None, None, None),
@@ -62,7 +64,13 @@ CASES = [
     Case("list_document.yaml", 1, 1, "yaml", "document is not a mapping (got array)"),
     Case("scalar_document.yaml", 1, 1, "yaml", "document is not a mapping (got string)"),
     Case("missing_apiversion.yaml", 1, 1, "schema", "missing or empty apiVersion"),
-    Case("missing_kind_and_apiversion.yaml", 1, 1, "schema", "not a Kubernetes object: no apiVersion and no kind"),
+    Case(
+        "missing_kind_and_apiversion.yaml",
+        1,
+        1,
+        "schema",
+        "not a Kubernetes object: no apiVersion and no kind",
+    ),
     Case("unknown_kind.yaml", 1, 2, "unknown-kind", "no schema for example.com/v1 Widget"),
     Case("name_not_dns.yaml", 1, 4, "api-server", '"Not_A_DNS_Name" is not a DNS-1123 subdomain'),
     Case("quantity_unparsable.yaml", 1, 11, "schema", '"two cores" is not valid'),
@@ -79,7 +87,9 @@ _SCHEMA_KEYWORDS = {"schema": r"(?:required|oneOf|type|[a-zA-Z]+)"}
 
 def _finding_pattern(path: str, case: Case) -> re.Pattern[str]:
     tag = _SCHEMA_KEYWORDS.get(case.rule or "", re.escape(case.rule or ""))
-    return re.compile(rf"^{re.escape(path)}:{case.line}: .*{re.escape(case.text or '')}.* \[{tag}\]$", re.MULTILINE)
+    return re.compile(
+        rf"^{re.escape(path)}:{case.line}: .*{re.escape(case.text or '')}.* \[{tag}\]$", re.MULTILINE
+    )
 
 
 def _no_crash(out: str, err: str) -> None:
@@ -206,21 +216,38 @@ class Heavy:
 
 
 HEAVY = [
-    Heavy("deep-flow-20000-fast-path", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"),
-    Heavy("deep-flow-20000-slow-path", lambda: _slow(_deep_flow(20000)), 1, 8, "yaml", "nesting deeper than 128"),
-    Heavy("deep-block-300-fast-path", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"),
-    Heavy("deep-block-300-slow-path", lambda: _slow(_deep_block(300)), 1, 135, "yaml", "nesting deeper than 128"),
+    Heavy(
+        "deep-flow-20000-fast-path", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"
+    ),
+    Heavy(
+        "deep-flow-20000-slow-path", lambda: _slow(_deep_flow(20000)), 1, 8, "yaml", "nesting deeper than 128"
+    ),
+    Heavy(
+        "deep-block-300-fast-path", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"
+    ),
+    Heavy(
+        "deep-block-300-slow-path", lambda: _slow(_deep_block(300)), 1, 135, "yaml", "nesting deeper than 128"
+    ),
     Heavy("deep-flow-120-fast-path", lambda: _deep_flow(120), 1, 6, "type", "expected string, got array"),
-    Heavy("deep-flow-120-slow-path", lambda: _slow(_deep_flow(120)), 1, 8, "type", "expected string, got array"),
+    Heavy(
+        "deep-flow-120-slow-path", lambda: _slow(_deep_flow(120)), 1, 8, "type", "expected string, got array"
+    ),
     Heavy("deep-block-120-fast-path", lambda: _deep_block(120), 1, 6, "type", "expected string, got object"),
-    Heavy("deep-block-120-slow-path", lambda: _slow(_deep_block(120)), 1, 8, "type", "expected string, got object"),
+    Heavy(
+        "deep-block-120-slow-path",
+        lambda: _slow(_deep_block(120)),
+        1,
+        8,
+        "type",
+        "expected string, got object",
+    ),
     Heavy(
         "configmap-2.5MiB-fast-path",
         lambda: _big_configmap(5 << 19),
         1,
         5,
         "data-size",
-        "ConfigMap data is 2594000 bytes, more than the API server's limit of 1048576 bytes",
+        "ConfigMap data is 2595000 bytes, more than the API server's limit of 1048576 bytes",
     ),
     Heavy(
         "configmap-2.5MiB-slow-path",
@@ -228,7 +255,7 @@ HEAVY = [
         1,
         6,
         "data-size",
-        "ConfigMap data is 2594000 bytes",
+        "ConfigMap data is 2595000 bytes",
     ),
     Heavy(
         "configmap-1.5MiB",
@@ -236,9 +263,9 @@ HEAVY = [
         1,
         5,
         "data-size",
-        "ConfigMap data is 1556000 bytes, more than the API server's limit of 1048576 bytes (1 MiB)",
+        "ConfigMap data is 1557000 bytes, more than the API server's limit of 1048576 bytes (1 MiB)",
     ),
-    Heavy("secret-1.5MiB", lambda: _secret(3 << 19), 1, 4, "data-size", "Secret data is 1572864 bytes"),
+    Heavy("secret-1.5MiB", lambda: _secret(3 << 19), 1, 5, "data-size", "Secret data is 1572864 bytes"),
     Heavy(
         "document-over-3MiB",
         lambda: _big_configmap(4 << 20),
@@ -282,13 +309,17 @@ def test_alias_bomb_is_bounded_in_memory_and_time() -> None:
 def test_memory_ceiling_is_a_finding_and_the_run_goes_on(tmp_path: Path) -> None:
     """Under ``TRAINOPS_MEMORY_LIMIT`` a document too big to build is a finding; the next file is still checked."""
     heavy = tmp_path / "a_heavy.yaml"
-    heavy.write_text(CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 200_000) + "]\n")
+    heavy.write_text(
+        CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 200_000) + "]\n"
+    )
     light = tmp_path / "b_light.yaml"
     light.write_text(CM.format(name="Light_Bad"))
     code, out, err, _ = _run_bounded(str(heavy), str(light), env={"TRAINOPS_MEMORY_LIMIT": "150M"})
     _no_crash(out, err)
     assert code == 1
-    assert re.search(rf"^{re.escape(str(heavy))}:?\d*: .*exhausted the memory ceiling.*\[yaml\]$", out, re.M), out
+    assert re.search(
+        rf"^{re.escape(str(heavy))}:?\d*: .*exhausted the memory ceiling.*\[yaml\]$", out, re.M
+    ), out
     assert f"{light}:4: ConfigMap/Light_Bad" in out
 
 
