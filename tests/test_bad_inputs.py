@@ -74,7 +74,7 @@ CASES = [
     Case("unknown_kind.yaml", 1, 2, "unknown-kind", "no schema for example.com/v1 Widget"),
     Case("name_not_dns.yaml", 1, 4, "api-server", '"Not_A_DNS_Name" is not a DNS-1123 subdomain'),
     Case("quantity_unparsable.yaml", 1, 11, "schema", '"two cores" is not valid'),
-    Case("gbk.yaml", 1, 1, "yaml", "not UTF-8 text: invalid start byte 0xc1 at byte 4"),
+    Case("gbk.yaml", 1, 1, "yaml", "not UTF-8 text at byte 4 (0xc1: invalid start byte)"),
     Case("binary.yaml", 1, 1, "yaml", "binary file (NUL byte at byte 7)"),
     Case("utf16.yaml", 0, 1, "yaml", "UTF-16-LE file: kubectl decodes it"),
     Case("utf8_bom.yaml", 0, 1, "yaml", "UTF-8 byte order mark"),

@@ -132,9 +132,9 @@ def _utf8(data: bytes, path: str, byte_offset: int, line_offset: int, found: lis
         return Source(path, data.decode("utf-8"), found)
     except UnicodeDecodeError as exc:
         line, column = _position(data, exc.start, line_offset)
-        bad = data[exc.start : exc.start + 1].hex()
+        bad = data[exc.start : exc.start + (2 if "continuation" in exc.reason else 1)].hex()
         message = (
-            f"not UTF-8 text: {exc.reason} 0x{bad} at byte {byte_offset + exc.start}; "
+            f"not UTF-8 text at byte {byte_offset + exc.start} (0x{bad}: {exc.reason}); "
             "Kubernetes reads manifests as UTF-8: save the file as UTF-8"
         )
         return Source(path, None, [*found, finding(path, message, line=line, column=column)])
