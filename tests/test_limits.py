@@ -186,3 +186,48 @@ def test_secret_named(name: str, value: str, secret: bool) -> None:
 def test_problem_messages_never_quote_the_value() -> None:
     problem = literal_problem("env DB_PASSWORD", "hunter2-prod")
     assert problem is not None and "hunter2" not in problem
+
+
+def _data_size_findings(body: str) -> list[str]:
+    from trainops.findings import Result
+    from trainops.schemas.registry import SchemaRegistry
+    from trainops.validate.engine import ValidateOptions, validate_text
+
+    result = Result()
+    validate_text(body, "cm.yaml", SchemaRegistry("1.34", None), ValidateOptions(), result)
+    return [f.message for f in result.findings if f.rule == "data-size"]
+
+
+MiB = 1 << 20
+B64_3 = "AAAA"  # 3 decoded bytes
+
+
+@pytest.mark.parametrize(
+    ("body", "total"),
+    [
+        (f"kind: ConfigMap\ndata:\n  a: {'x' * MiB}\n", None),
+        (f"kind: ConfigMap\ndata:\n  a: {'x' * (MiB - 1)}\nbinaryData:\n  b: AAA=\n", "1048577"),
+        (f"kind: ConfigMap\ndata:\n  a: {'é' * (MiB // 2 + 1)}\n", "1048578"),  # UTF-8 bytes, not characters
+        (f"kind: Secret\ndata:\n  a: {B64_3 * (MiB // 3)}\n  b: {B64_3}\n", "1048578"),
+        (
+            f"kind: Secret\ndata:\n  a: {B64_3 * (MiB // 3)}\n  b: {B64_3}\nstringData:\n  b: x\n",
+            None,
+        ),  # merged
+    ],
+    ids=[
+        "configmap-1MiB",
+        "configmap-binarydata",
+        "configmap-utf8",
+        "secret-decoded",
+        "secret-stringdata-wins",
+    ],
+)
+def test_data_size_limit_mirrors_validate_configmap_and_secret(body: str, total: str | None) -> None:
+    text = "apiVersion: v1\nmetadata:\n  name: x\n" + body
+    found = _data_size_findings(text)
+    if total is None:
+        assert found == []
+    else:
+        assert found == [
+            f"{body.split()[1]} data is {total} bytes, more than the API server's limit of 1048576 bytes (1 MiB)"
+        ]
