@@ -79,6 +79,17 @@ CASES = [
     Case("utf16.yaml", 0, 1, "yaml", "UTF-16-LE file: kubectl decodes it"),
     Case("utf8_bom.yaml", 0, 1, "yaml", "UTF-8 byte order mark"),
     Case("secret_env_literal.yaml", 1, 11, "secret-literal", "env DB_PASSWORD holds a literal credential"),
+    # Found by the property tests (tests/test_properties.py): a multi-line message; a crash (exit 3).
+    Case(
+        "control_character.yaml",
+        1,
+        6,
+        "yaml",
+        "unacceptable character #x0001: control characters are not allowed",
+    ),
+    Case(
+        "reserved_indicator.yaml", 1, 6, "yaml", "invalid YAML: found character that cannot start any token"
+    ),
 ]
 
 #: Rules whose finding line shows the keyword in brackets instead of the rule id (schema keywords).

@@ -231,3 +231,11 @@ def test_data_size_limit_mirrors_validate_configmap_and_secret(body: str, total:
         assert found == [
             f"{body.split()[1]} data is {total} bytes, more than the API server's limit of 1048576 bytes (1 MiB)"
         ]
+
+
+@pytest.mark.parametrize("text", ["k: a\x85b\n", "k: 'a\u2028b'\n", "k: [a\u2029b]\n", "k: @x\n", "k: `x\n"])
+def test_fast_path_falls_back_where_yaml_1_1_differs(text: str) -> None:
+    """Found by the property tests: rapidyaml (YAML 1.2) reads these differently from go-yaml (YAML 1.1)."""
+    from trainops.yaml.fast import fast_value
+
+    assert fast_value(text) == (False, None)

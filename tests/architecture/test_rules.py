@@ -16,6 +16,7 @@ from trainops.validate import engine  # noqa: F401  (registers the validation ru
 from trainops.validate.checks import CHECKS
 
 VALIDATION_RULES = ("yaml", "schema", "unknown-kind", "api-server", "deprecated-api", "cel", "list-map")
+VALIDATION_RULES += ("data-size", "secret-literal")
 
 
 @pytest.mark.parametrize("rule_id", VALIDATION_RULES)
@@ -33,6 +34,8 @@ def test_every_check_family_is_a_registered_rule() -> None:
         "list-map",
         "cel",
         "deprecated-api",
+        "data-size",
+        "secret-literal",
     ]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 

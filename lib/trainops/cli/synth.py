@@ -12,6 +12,7 @@ import click
 from trainops.cli import options
 from trainops.project import load_project
 from trainops.synth import render_project, tree_for, write_tree
+from trainops.synth.lock import output_lock
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,17 @@ class SynthOptions:
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     """Render every app and replace ``out/<cluster>`` atomically; print a count line on stderr.
 
+    Holds the output root's lock (``.generated.lock``) throughout (:func:`~trainops.synth.lock.output_lock`).
+
     Raises:
-        UsageError: the apps fail to load or a construct rejects a prop.
+        UsageError: the apps fail to load, a construct rejects a prop, or another synth holds the lock.
     """
-    project = load_project(root or Path.cwd())
-    results = render_project(project, cluster=opts.cluster)
-    tree = tree_for(results)
-    clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
-    write_tree(opts.out, tree, clusters)
+    with output_lock(opts.out):  # one synth at a time per output root
+        project = load_project(root or Path.cwd())
+        results = render_project(project, cluster=opts.cluster)
+        tree = tree_for(results)
+        clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
+        write_tree(opts.out, tree, clusters)
     objects = sum(len(r.files) for r in results)
     print(f"synth: {objects} objects from {len(results)} apps written to {opts.out}/", file=sys.stderr)
     return 0

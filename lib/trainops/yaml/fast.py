@@ -49,8 +49,10 @@ _AMBIGUOUS_JSON = re.compile(
     r"\+[0-9][0-9._]*|"
     r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
 )
-#: Anchors, aliases and tags: only looked for (with a regex) when one of the characters occurs.
-_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:-])[&*!][^\s]", re.MULTILINE)
+#: Anchors, aliases and tags, and the reserved indicators ``@`` and backquote (YAML 1.1/1.2 forbid
+#: them at the start of a plain scalar; rapidyaml accepts them): only looked for (with a regex)
+#: when one of the characters occurs.
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[@`])", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,11 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
         return False, None
-    if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
+    if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
+        return False, None
+    if (
+        "&" in chunk or "*" in chunk or "!" in chunk or "@" in chunk or "`" in chunk
+    ) and _NODE_PROPERTY.search(chunk):
         return False, None
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))

@@ -95,7 +95,10 @@ class Document:
         """The composed node tree; composed from ``text`` on first use for fast-path documents."""
         if self.node is None:
             assert self.text is not None, "a document has a node or its text"
-            self.node = yaml.compose(self.text, Loader=_Loader)
+            try:
+                self.node = yaml.compose(self.text, Loader=_Loader)
+            except yaml.YAMLError:  # rapidyaml read what PyYAML cannot: positions fall back to the start
+                self.node = None
             if self.node is None:
                 self.node = yaml.ScalarNode(_NULL, "")
         return self.node
@@ -397,8 +400,24 @@ def _stream_pyyaml(
             column=column,
             document=index,
         )
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control characters)
+        line = text.count("\n", 0, exc.position)
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        character = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        yield Finding(
+            rule=YAML.id,
+            level="error",
+            message=f"invalid YAML: unacceptable character #x{character:04x}: {exc.reason}",
+            file=path,
+            line=line + 1 + line_offset,
+            column=column,
+            document=index,
+        )
     except yaml.YAMLError as exc:
-        yield Finding(rule=YAML.id, level="error", message=f"invalid YAML: {exc}", file=path, document=index)
+        message = " ".join(str(exc).split())
+        yield Finding(
+            rule=YAML.id, level="error", message=f"invalid YAML: {message}", file=path, document=index
+        )
     except MemoryError:
         yield Finding(rule=YAML.id, level="error", message=_out_of_memory(), file=path, document=index)
     finally:
