@@ -11,7 +11,7 @@ export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LINT_DIRS := $(wildcard lib apps tests bench)
 
-.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz
 
 install: $(STAMP)
 
@@ -54,6 +54,13 @@ conformance: schemas
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server; } >/dev/null 2>&1 || \
 	  echo "conformance: could not install etcd-server with apt-get; the suite will skip"
 	$(BIN)/pytest -m conformance tests/conformance
+
+# Coverage-guided fuzzing of the loader and validator (atheris); README "Limits and exit codes".
+FUZZ_SECONDS ?= 90
+fuzz: schemas
+	mkdir -p fuzz-out
+	$(BIN)/python tests/fuzz/fuzz_validate.py $(FUZZ_SECONDS) > fuzz-out/last.log 2>&1 || true
+	$(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log
 
 clean:
 	rm -rf $(VENV) .trainops-cache dist .pytest_cache .mypy_cache .ruff_cache
