@@ -90,6 +90,7 @@ CASES = [
     Case(
         "reserved_indicator.yaml", 1, 6, "yaml", "invalid YAML: found character that cannot start any token"
     ),
+    Case("flow_indicator_scalar.yaml", 1, 6, "yaml", "invalid YAML: did not find expected node content"),
 ]
 
 #: Rules whose finding line shows the keyword in brackets instead of the rule id (schema keywords).

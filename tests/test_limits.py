@@ -233,7 +233,24 @@ def test_data_size_limit_mirrors_validate_configmap_and_secret(body: str, total:
         ]
 
 
-@pytest.mark.parametrize("text", ["k: a\x85b\n", "k: 'a\u2028b'\n", "k: [a\u2029b]\n", "k: @x\n", "k: `x\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k: a\x85b\n",
+        "k: 'a\u2028b'\n",
+        "k: [a\u2029b]\n",
+        "k: @x\n",
+        "k: `x\n",
+        "k: ]x\n",
+        "- }x\n",
+        "k: [%x]\n",
+        "k: [?x]\n",
+        "k: {a: :x}\n",
+        "k: &\n",
+        "k: *\n",
+        "]\n",
+    ],
+)
 def test_fast_path_falls_back_where_yaml_1_1_differs(text: str) -> None:
     """Found by the property tests: rapidyaml (YAML 1.2) reads these differently from go-yaml (YAML 1.1)."""
     from trainops.yaml.fast import fast_value

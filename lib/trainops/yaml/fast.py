@@ -49,10 +49,14 @@ _AMBIGUOUS_JSON = re.compile(
     r"\+[0-9][0-9._]*|"
     r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
 )
+#: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
+#: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
+#: do not. Quoted YAML strings like ``"*"`` match too and only cost a fallback.
+_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]')
 #: Anchors, aliases and tags, and the reserved indicators ``@`` and backquote (YAML 1.1/1.2 forbid
 #: them at the start of a plain scalar; rapidyaml accepts them): only looked for (with a regex)
 #: when one of the characters occurs.
-_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[@`])", re.MULTILINE)
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])[&*!@`]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,7 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
         return False, None
-    if _AMBIGUOUS_JSON.search(text):
+    if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
         return False, None
     try:
         value = json.loads(text, object_pairs_hook=_object, parse_float=_float)

@@ -100,7 +100,8 @@ class Document:
             except yaml.YAMLError:  # rapidyaml read what PyYAML cannot: positions fall back to the start
                 self.node = None
             if self.node is None:
-                self.node = yaml.ScalarNode(_NULL, "")
+                start = yaml.error.Mark("<document>", 0, 0, 0, "", 0)
+                self.node = yaml.ScalarNode(_NULL, "", start, start)
         return self.node
 
     @property
