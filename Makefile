@@ -59,8 +59,8 @@ conformance: schemas
 FUZZ_SECONDS ?= 90
 fuzz: schemas
 	mkdir -p fuzz-out
-	$(BIN)/python tests/fuzz/fuzz_validate.py $(FUZZ_SECONDS) > fuzz-out/last.log 2>&1 || true
-	$(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log
+	start=$$(date +%s); $(BIN)/python tests/fuzz/fuzz_validate.py $(FUZZ_SECONDS) > fuzz-out/last.log 2>&1; \
+	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
 
 clean:
 	rm -rf $(VENV) .trainops-cache dist .pytest_cache .mypy_cache .ruff_cache

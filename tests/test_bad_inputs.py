@@ -91,6 +91,8 @@ CASES = [
         "reserved_indicator.yaml", 1, 6, "yaml", "invalid YAML: found character that cannot start any token"
     ),
     Case("flow_indicator_scalar.yaml", 1, 6, "yaml", "invalid YAML: did not find expected node content"),
+    # Found by `make fuzz`: a kind folded over two lines made a two-line finding.
+    Case("fuzz_multiline_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 ConfigMap\\nkezzz"),
 ]
 
 #: Rules whose finding line shows the keyword in brackets instead of the rule id (schema keywords).

@@ -53,7 +53,16 @@ def _well_formed(result: Result) -> None:
     for finding in result.findings:
         assert finding.rule in rules.RULES
         assert finding.file == "in.yaml"
-        assert finding.message and "\n" not in finding.message
+        assert finding.message
+        for value in (
+            finding.message,
+            finding.kind,
+            finding.name,
+            finding.namespace,
+            finding.api_version,
+            finding.path,
+        ):
+            assert value is None or ("\n" not in value and "\r" not in value), finding
 
 
 #: Characters that make YAML structure, so random text reaches the parsers' odd corners.

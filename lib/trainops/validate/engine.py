@@ -202,17 +202,24 @@ def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
             Finding(
                 rule=raw.rule,
                 level=raw.level,
-                message=raw.message,
+                message=_one_line(raw.message),
                 file=document.file,
                 line=line,
                 column=column,
                 document=document.index,
-                api_version=api_version if isinstance(api_version, str) else None,
-                kind=kind if isinstance(kind, str) else None,
-                namespace=namespace if isinstance(namespace, str) else None,
-                name=name if isinstance(name, str) else None,
+                api_version=_one_line(api_version) if isinstance(api_version, str) else None,
+                kind=_one_line(kind) if isinstance(kind, str) else None,
+                namespace=_one_line(namespace) if isinstance(namespace, str) else None,
+                name=_one_line(name) if isinstance(name, str) else None,
                 path=json_path(raw.parts),
                 keyword=raw.keyword,
             )
         )
     return findings
+
+
+def _one_line(message: str) -> str:
+    """Text quoting values from the document (messages, kinds, names) stays one line: breaks are escaped."""
+    if "\n" not in message and "\r" not in message:
+        return message
+    return message.replace("\r", "\\r").replace("\n", "\\n")
