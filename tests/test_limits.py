@@ -249,6 +249,7 @@ def test_data_size_limit_mirrors_validate_configmap_and_secret(body: str, total:
         "k: &\n",
         "k: *\n",
         "]\n",
+        "k: a\rb\n",
     ],
 )
 def test_fast_path_falls_back_where_yaml_1_1_differs(text: str) -> None:

@@ -211,7 +211,7 @@ def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
                 kind=_one_line(kind) if isinstance(kind, str) else None,
                 namespace=_one_line(namespace) if isinstance(namespace, str) else None,
                 name=_one_line(name) if isinstance(name, str) else None,
-                path=json_path(raw.parts),
+                path=_one_line(json_path(raw.parts)),
                 keyword=raw.keyword,
             )
         )

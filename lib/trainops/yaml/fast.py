@@ -53,6 +53,7 @@ _AMBIGUOUS_JSON = re.compile(
 #: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
 #: do not. Quoted YAML strings like ``"*"`` match too and only cost a fallback.
 _RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]')
+_LONE_CR = re.compile(r"\r(?!\n)")
 #: Anchors, aliases and tags, and the reserved indicators ``@`` and backquote (YAML 1.1/1.2 forbid
 #: them at the start of a plain scalar; rapidyaml accepts them): only looked for (with a regex)
 #: when one of the characters occurs.
@@ -136,6 +137,8 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
         return False, None
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
+        return False, None
+    if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
         return False, None
     if (
         "&" in chunk or "*" in chunk or "!" in chunk or "@" in chunk or "`" in chunk
