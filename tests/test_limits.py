@@ -257,3 +257,14 @@ def test_fast_path_falls_back_where_yaml_1_1_differs(text: str) -> None:
     from trainops.yaml.fast import fast_value
 
     assert fast_value(text) == (False, None)
+
+
+@pytest.mark.parametrize("kind", ["../../../../etc/passwd", "Pod/../Pod", "K" * 5000, "Pod\x00", "Pod.json"])
+def test_untrusted_kind_never_reaches_the_file_system(schema_cache: Path, kind: str) -> None:
+    """Found by `make fuzz`: the kind named a cache file (a 3 KB kind was "File name too long", exit 3)."""
+    from trainops.schemas.registry import SchemaRegistry
+
+    registry = SchemaRegistry("1.34", schema_cache)
+    assert registry.get("v1", kind) is None
+    assert registry.get(kind, "Pod") is None
+    assert not list(schema_cache.rglob("*passwd*"))

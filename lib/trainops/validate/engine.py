@@ -219,7 +219,8 @@ def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
 
 
 def _one_line(message: str) -> str:
-    """Text quoting values from the document (messages, kinds, names) stays one line: breaks are escaped."""
-    if "\n" not in message and "\r" not in message:
+    """Text quoting values from the document (messages, kinds, names) stays one printable line:
+    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped."""
+    if message.isprintable():
         return message
-    return message.replace("\r", "\\r").replace("\n", "\\n")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
