@@ -9,13 +9,18 @@ from apps import (
     bert_finetune,
     data_prep,
     katib_hpo,
+    kserve_canary,
     mpi_horovod,
     pytorch_ddp_multi_node,
     pytorch_ddp_single_node,
+    seldon_legacy,
     team_queues,
+    team_vision,
     tf_ps_worker,
     tf_serving,
     training_data,
+    training_monitoring,
+    vision_serving,
     xgboost_paddle,
 )
 from apps.clusters import CLUSTERS
@@ -33,6 +38,11 @@ APPS: tuple[AppDef, ...] = (
     katib_hpo.APP,
     team_queues.APP,
     bert_finetune.APP,
+    team_vision.APP,
+    vision_serving.APP,
+    kserve_canary.APP,
+    seldon_legacy.APP,
+    training_monitoring.APP,
 )
 
 __all__ = ["APPS", "CLUSTERS"]

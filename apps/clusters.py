@@ -5,7 +5,8 @@ from __future__ import annotations
 from trainops.cluster import Cluster, Taint
 
 #: The bundled example target: a GPU cluster with NAS file storage (the seed scenarios run on
-#: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator.
+#: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
+#: Seldon Core v1.17.1 (the last Apache-2.0 release) for the legacy ``seldon-legacy`` app.
 GPU_PROD = Cluster(
     name="gpu-prod",
     kubernetes_version="1.34",
@@ -14,6 +15,7 @@ GPU_PROD = Cluster(
         "katib": "v0.19.0",
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
+        "seldon-core": "v1.17.1",
     },
     storage_classes={"default": "alicloud-disk-essd", "shared": "alicloud-nas"},
     gpu_resource="nvidia.com/gpu",
@@ -23,7 +25,7 @@ GPU_PROD = Cluster(
 )
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
-#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob) and Kueue for team quotas. The same
+#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
 #: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``.
 GPU_NEXT = Cluster(
     name="gpu-next",
@@ -35,6 +37,7 @@ GPU_NEXT = Cluster(
         "katib": "v0.19.0",
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
+        "kserve": "v0.20.0",
     },
     storage_classes={"default": "gp3", "shared": "efs-sc"},
     gpu_resource="nvidia.com/gpu",

@@ -41,7 +41,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         cpu="32",
         memory="128Gi",
         env={"NCCL_DEBUG": "INFO"},
-        elastic=ElasticPolicy(min_replicas=1, max_replicas=4, max_restarts=3),
+        elastic=ElasticPolicy(min_replicas=1, max_restarts=3),  # up to `workers` pods
         run_policy=RunPolicy(active_deadline_seconds=72 * 3600),
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)

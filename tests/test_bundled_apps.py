@@ -24,6 +24,11 @@ APP_NAMES = [
     "katib-hpo",
     "team-queues",
     "bert-finetune",
+    "team-vision",
+    "vision-serving",
+    "kserve-canary",
+    "seldon-legacy",
+    "training-monitoring",
 ]
 
 

@@ -507,6 +507,13 @@ EXPECTED: dict[str, tuple[str, str]] = {
         SNIPPET,
         '$.metadata.clusterName: unknown field "clusterName"',
     ),
+    # kube-apiserver v1.36 (dryRun, fieldValidation=Strict): 'strict decoding error: unknown field
+    # "spec.tfReplicaSpecs.PS.template.metadata.creationTimestamp"': the CRD's template metadata has
+    # no properties, and unknown fields are reported before nulls are pruned.
+    "trainer-docs-snippets/docs/legacy-v1/user-guides/tensorflow.md.block-03.yaml": (
+        UPSTREAM_MISTAKE,
+        '$.spec.tfReplicaSpecs.PS.template.metadata.creationTimestamp: unknown field "creationTimestamp"',
+    ),
     "trainer-docs-snippets/docs/operator-guides/job-scheduling/kai.md.block-01.yaml": (
         SNIPPET,
         '$.spec.mlPolicy.torch.numNodes: unknown field "numNodes"',
@@ -522,6 +529,12 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "trainer-docs-snippets/docs/user-guides/pytorch-rocm.md.block-01.yaml": (
         SNIPPET,
         '$.spec.mlPolicy.torch.numProcPerNode: unknown field "numProcPerNode"',
+    ),
+    # kube-apiserver v1.36: 'spec.storageClassName: Invalid value: "Your storageClassName": a lowercase
+    # RFC 1123 subdomain must consist of ...'.
+    "training-operator/examples/tensorflow/distribution_strategy/pvc.yaml": (
+        PLACEHOLDER,
+        '$.spec.storageClassName: storageClassName "Your storageClassName" is not a DNS-1123 subdomain',
     ),
 }
 

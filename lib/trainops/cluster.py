@@ -65,6 +65,19 @@ class Cluster:
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
         argocd_server: Argo CD destination server URL. Default: in-cluster.
+        prometheus_labels: labels the cluster's Prometheus selects monitors by (its
+            ``podMonitorSelector``/``serviceMonitorSelector``, e.g. ``{"release": "kube-prometheus-stack"}``).
+            Default: none.
+        prometheus_namespace: namespace Prometheus runs in (NetworkPolicy scrape rules). Default: ``monitoring``.
+        ingress_namespace: namespace of the ingress controller (NetworkPolicy serving rules).
+            Default: ``ingress-nginx``.
+        kueue_namespace_labels: labels Kueue's ``managedJobsNamespaceSelector`` matches (Kueue's
+            default selector matches every namespace but kube-system and kueue-system). Default: none.
+        gpu_types: GPU model name → node labels that select nodes with it, e.g.
+            ``{"a100": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}`` (GPU feature discovery
+            labels). Default: none.
+        spot_taints: taints on spot/preemptible nodes. Default: none.
+        spot_node_labels: node labels of spot/preemptible nodes. Default: none.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
@@ -79,6 +92,13 @@ class Cluster:
     gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
     gpu_node_selector: dict[str, str] = field(default_factory=dict)
     argocd_server: str = "https://kubernetes.default.svc"
+    prometheus_labels: dict[str, str] = field(default_factory=dict)
+    prometheus_namespace: str = "monitoring"
+    ingress_namespace: str = "ingress-nginx"
+    kueue_namespace_labels: dict[str, str] = field(default_factory=dict)
+    gpu_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    spot_taints: tuple[Taint, ...] = ()
+    spot_node_labels: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)

@@ -119,6 +119,8 @@ CLUSTER_SCOPED: Final[frozenset[GroupKind]] = frozenset(
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
         ("policy", "PodSecurityPolicy"),
         ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+        ("serving.kserve.io", "ClusterServingRuntime"),
+        ("serving.kserve.io", "ClusterStorageContainer"),
         ("kueue.x-k8s.io", "ClusterQueue"),
         ("kueue.x-k8s.io", "ResourceFlavor"),
         ("kueue.x-k8s.io", "Cohort"),

@@ -84,3 +84,12 @@ def test_a_new_source_is_a_new_run(chart: Any, test_cluster: Cluster) -> None:
 def test_prop_errors(chart: Any, test_cluster: Cluster, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         _build(chart, test_cluster, **kwargs)
+
+
+def test_queued_on_kueue(chart: Any, synth: Any, test_cluster: Cluster) -> None:
+    from dataclasses import replace
+
+    kueue = replace(test_cluster, operators={**test_cluster.operators, "kueue": "v0.19.2"})
+    job = _build(chart, kueue, queue="data-prep")
+    doc = yaml.safe_load(synth(chart)[f"Job/{job.name}"])
+    assert doc["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "data-prep"

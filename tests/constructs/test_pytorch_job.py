@@ -310,3 +310,44 @@ def test_mounting_a_claim_twice_is_refused(chart: Any, test_cluster: Cluster) ->
     job.mount("data", "/data")
     with pytest.raises(ValueError, match=r"^PyTorchJob mount volume='data': already mounted"):
         job.mount("data", "/data2")
+
+
+@pytest.mark.parametrize("workers", [4, 8])
+def test_elastic_bounds_follow_workers_unless_set(
+    chart: Any, synth: Any, test_cluster: Cluster, workers: int
+) -> None:
+    """The README tour's "workers=8": with ElasticPolicy() the upper bound is the worker count."""
+    job = _job(chart, test_cluster, master=False, workers=workers, elastic=ElasticPolicy(min_replicas=2))
+    _, doc = _doc(synth, chart, job)
+    assert doc["spec"]["elasticPolicy"]["maxReplicas"] == workers
+    assert doc["spec"]["elasticPolicy"]["minReplicas"] == 2
+
+
+def test_explicit_elastic_bound_still_checked(chart: Any, test_cluster: Cluster) -> None:
+    with pytest.raises(
+        ValueError, match="workers=8: must be within elastic min_replicas=1 and max_replicas=4"
+    ):
+        _job(
+            chart,
+            test_cluster,
+            master=False,
+            workers=8,
+            elastic=ElasticPolicy(min_replicas=1, max_replicas=4),
+        )
+
+
+def test_master_and_worker_resources_differ(chart: Any, synth: Any, test_cluster: Cluster) -> None:
+    job = _job(chart, test_cluster, workers=2, cpu="16", memory="64Gi", master_cpu="4", master_memory="16Gi")
+    _, doc = _doc(synth, chart, job)
+    master, worker = _container(doc, "Master"), _container(doc, "Worker")
+    assert master["resources"]["limits"] == {"cpu": "4", "memory": "16Gi"}
+    assert worker["resources"]["limits"] == {"cpu": "16", "memory": "64Gi"}
+    shm = {
+        r: next(
+            v
+            for v in doc["spec"]["pytorchReplicaSpecs"][r]["template"]["spec"]["volumes"]
+            if v["name"] == "shm"
+        )
+        for r in ("Master", "Worker")
+    }
+    assert (shm["Master"]["emptyDir"]["sizeLimit"], shm["Worker"]["emptyDir"]["sizeLimit"]) == ("8Gi", "32Gi")

@@ -142,10 +142,12 @@ def test_training_job_follows_the_target(
         gpus_per_node=4,
         queue="team-a",
     )
+    v1_kueue = replace(test_cluster, operators={**test_cluster.operators, "kueue": "v0.19.2"})
     on_v1 = TrainingJob(
         chart,
         "B",
-        cluster=test_cluster,
+        cluster=v1_kueue,
+        priority="production",
         name="resnet",
         image="x.io/r:1",
         nodes=2,
@@ -161,6 +163,12 @@ def test_training_job_follows_the_target(
         "Worker": 1,
     }
     assert v1["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    assert v1["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "production"
+    # The queue label goes on the job (Kueue's workload), not on its pods.
+    assert "metadata" not in v1["spec"]["pytorchReplicaSpecs"]["Master"]["template"]
+    assert v1["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "production"
+    # The queue label goes on the job (Kueue's workload), not on its pods.
+    assert "labels" not in v1["spec"]["pytorchReplicaSpecs"]["Master"]["template"].get("metadata", {})
     v2 = yaml.safe_load(docs[f"TrainJob/{on_v2.name}"])
     assert v2["spec"]["trainer"]["numNodes"] == 2
 
@@ -194,3 +202,40 @@ def test_cluster_without_trainer_or_training_operator(chart: Any, test_cluster: 
         TrainJob(chart, "Job", cluster=bare, name="mnist")
     with pytest.raises(ValueError, match="TrainingJob cluster='bare': needs Kubeflow Trainer v2"):
         TrainingJob(chart, "T", cluster=bare, name="mnist", image="x.io/a:1")
+
+
+def test_initializers_download_dataset_and_model(
+    chart: Any, synth: Any, v2_cluster: Cluster, schema_cache: Path
+) -> None:
+    job = TrainJob(
+        chart,
+        "Job",
+        cluster=v2_cluster,
+        name="llama-ft",
+        image="x.io/a:1",
+        dataset_uri="hf://tatsu-lab/alpaca",
+        model_uri="hf://meta-llama/Llama-3.2-1B-Instruct",
+        initializer_secret="hf-token",
+    )
+    text = synth(chart)[f"TrainJob/{job.name}"]
+    initializer = yaml.safe_load(text)["spec"]["initializer"]
+    assert initializer == {
+        "dataset": {"storageUri": "hf://tatsu-lab/alpaca", "secretRef": {"name": "hf-token"}},
+        "model": {"storageUri": "hf://meta-llama/Llama-3.2-1B-Instruct", "secretRef": {"name": "hf-token"}},
+    }
+    assert check(Target.of_cluster(v2_cluster, schema_cache), [Text("j.yaml", text)]).findings == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"dataset_uri": "/data/alpaca"},
+            "TrainJob dataset_uri='/data/alpaca': must be an hf://, s3:// or gs:// URI",
+        ),
+        ({"initializer_secret": "hf-token"}, "initializer_secret='hf-token': needs dataset_uri or model_uri"),
+    ],
+)
+def test_initializer_errors(chart: Any, v2_cluster: Cluster, kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TrainJob(chart, "Job", cluster=v2_cluster, name="llama-ft", image="x.io/a:1", **kwargs)

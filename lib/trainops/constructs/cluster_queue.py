@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_quantity, require_whole
 from trainops.constructs.resource_flavor import ResourceFlavor
@@ -133,15 +133,7 @@ class ClusterQueue(ObjectConstruct):
         if cohort is not None:
             spec["cohortName" if self._api_version.endswith("v1beta2") else "cohort"] = cohort
         self._flavor_names = tuple(names)
-        emit(
-            self,
-            {
-                "apiVersion": self._api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name, "annotations": argocd_annotations(wave=-1)},
-                "spec": spec,
-            },
-        )
+        self.emit_object({"spec": spec}, annotations=argocd_annotations(wave=-1))
 
     @staticmethod
     def _flavor(quota: FlavorQuota, gpu: str, with_gpus: bool) -> dict[str, Any]:

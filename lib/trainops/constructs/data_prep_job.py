@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     container_security_context,
     env_entries,
@@ -65,6 +66,7 @@ class DataPrepJob(ObjectConstruct):
         memory: memory bytes (quantity string). Default: ``"2Gi"``.
         backoff_limit: retries before the Job fails. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
+        queue: Kueue LocalQueue name (Kueue manages batch/v1 Jobs too), or ``None``. Default: ``None``.
 
     Raises:
         ValueError: a bad prop (quoting prop and value), e.g. a source that is not a URI.
@@ -93,6 +95,7 @@ class DataPrepJob(ObjectConstruct):
         memory: str = "2Gi",
         backoff_limit: int = 3,
         active_deadline_seconds: int | None = None,
+        queue: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         base = require_name(_KIND, "name", name, max_length=MAX_BASE_NAME)
@@ -145,15 +148,7 @@ class DataPrepJob(ObjectConstruct):
                 _KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1
             )
         self._name = run_once_name(base, spec)
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name},
-                "spec": spec,
-            },
-        )
+        self.emit_object({"spec": spec}, labels=queue_labels(_KIND, cluster, queue, None))
 
     @property
     def source(self) -> str:

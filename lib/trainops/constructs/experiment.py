@@ -11,7 +11,7 @@ from typing import Any, Final, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.props import require_whole
 from trainops.kinds import REPLICA_SPECS_FIELD, group_kind, pod_templates
 from trainops.naming import DNS1035_LABEL
@@ -268,18 +268,7 @@ class Experiment(ObjectConstruct):
         spec["trialTemplate"] = self._trial_template(trial_spec, mapping, names, primary_container)
         self._trial_kind = str(trial_spec["kind"])
         self._name = run_once_name(base, spec)
-        emit(
-            self,
-            {
-                "apiVersion": self.api_version,
-                "kind": self.kind,
-                "metadata": {
-                    "name": self._name,
-                    "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
-                },
-                "spec": spec,
-            },
-        )
+        self.emit_object({"spec": spec}, annotations=argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]))
 
     @property
     def trial_kind(self) -> str:

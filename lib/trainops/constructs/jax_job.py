@@ -66,6 +66,8 @@ class JAXJob(KubeflowJob):
         port: the ``jaxjob-port`` container port of the coordinator. Default: unset (the operator
             adds 6666).
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -103,12 +105,16 @@ class JAXJob(KubeflowJob):
         shm_size: str | None = None,
         port: int | None = None,
         run_policy: RunPolicy | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._setup(
+            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+        )
         self._workers = require_whole(_KIND, "workers", workers, minimum=1)
         self._port = require_port(_KIND, "port", port)
         self._pod = PodProps(

@@ -14,7 +14,7 @@ Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
 from cdk8s import ApiObject, JsonPatch
@@ -22,6 +22,7 @@ from cdk8s import ApiObject, JsonPatch
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -44,10 +45,49 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.kinds import pod_templates
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
 
 CleanPodPolicy = Literal["None", "Running", "All"]
+
+
+@dataclass(frozen=True)
+class SchedulingPolicy:
+    """``runPolicy.schedulingPolicy``: gang scheduling through a PodGroup (Volcano or the
+    scheduler-plugins coscheduling plugin), so no pod of the job starts until all can.
+
+    Args:
+        min_available: pods that must be schedulable together; ``None`` means all of the job's pods.
+        queue: the gang scheduler's queue (Volcano), or ``None``.
+        priority_class: the PodGroup's priority class, or ``None``.
+        schedule_timeout_seconds: give up after this many seconds (coscheduling), or ``None``.
+
+    Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/common_types.go
+    (``SchedulingPolicy``)
+    """
+
+    min_available: int | None = None
+    queue: str | None = None
+    priority_class: str | None = None
+    schedule_timeout_seconds: int | None = None
+
+    def to_spec(self) -> dict[str, Any]:
+        """The ``schedulingPolicy`` object."""
+        spec: dict[str, Any] = {}
+        if self.min_available is not None:
+            spec["minAvailable"] = require_whole(
+                "SchedulingPolicy", "min_available", self.min_available, minimum=1
+            )
+        if self.queue is not None:
+            spec["queue"] = self.queue
+        if self.priority_class is not None:
+            spec["priorityClass"] = require_name("SchedulingPolicy", "priority_class", self.priority_class)
+        if self.schedule_timeout_seconds is not None:
+            spec["scheduleTimeoutSeconds"] = require_whole(
+                "SchedulingPolicy", "schedule_timeout_seconds", self.schedule_timeout_seconds, minimum=1
+            )
+        return spec
 
 
 @dataclass(frozen=True)
@@ -63,6 +103,9 @@ class RunPolicy:
         backoff_limit: retries before the job is marked failed. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds from the job's start, or ``None`` for
             none. Default: ``None``.
+        scheduling_policy: gang scheduling, or ``None``. Default: ``None``.
+        suspend: create the job suspended (resume it by editing git). Not with a Kueue ``queue``:
+            Kueue owns ``suspend`` then. Default: ``False``.
 
     Raises:
         ValueError: an unknown clean-pod policy, a negative backoff limit or a non-positive deadline.
@@ -73,6 +116,8 @@ class RunPolicy:
     clean_pod_policy: CleanPodPolicy = "Running"
     backoff_limit: int = 3
     active_deadline_seconds: int | None = None
+    scheduling_policy: SchedulingPolicy | None = None
+    suspend: bool = False
 
     def __post_init__(self) -> None:
         if self.clean_pod_policy not in ("None", "Running", "All"):
@@ -91,6 +136,10 @@ class RunPolicy:
         }
         if self.active_deadline_seconds is not None:
             spec["activeDeadlineSeconds"] = int(self.active_deadline_seconds)
+        if self.scheduling_policy is not None:
+            spec["schedulingPolicy"] = self.scheduling_policy.to_spec()
+        if self.suspend:
+            spec["suspend"] = True
         return spec
 
 
@@ -188,6 +237,63 @@ class ReplicaPod:
         return {"replicas": replicas, "restartPolicy": restart_policy, "template": template}
 
 
+#: The environment variable that tells training code where checkpoints live.
+CHECKPOINT_ENV = "CHECKPOINT_DIR"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Job-wide pod settings applied to every pod template after the replicas are built.
+
+    Args:
+        gpu_labels: node labels of a GPU model, added to the node selector of pods with GPUs.
+        checkpoint_dir: the checkpoint mount path, exported as ``CHECKPOINT_DIR``, or ``None``.
+        spot: tolerate the cluster's spot taints and prefer its spot nodes.
+        priority_class: the pods' ``priorityClassName`` (scheduling.k8s.io PriorityClass), or ``None``.
+    """
+
+    gpu_labels: dict[str, str] = field(default_factory=dict)
+    checkpoint_dir: str | None = None
+    spot: bool = False
+    priority_class: str | None = None
+
+    def apply(self, cluster: Cluster, obj: dict[str, Any]) -> None:
+        """Apply to every pod template of ``obj`` in place (:func:`trainops.kinds.pod_templates`)."""
+        if not (self.gpu_labels or self.checkpoint_dir or self.spot or self.priority_class):
+            return
+        for site in pod_templates(obj):
+            pod = site.spec
+            if self.priority_class is not None:
+                pod["priorityClassName"] = self.priority_class
+            containers = [c for c in pod.get("containers", []) if isinstance(c, dict)]
+            has_gpu = any(
+                cluster.gpu_resource in (c.get("resources") or {}).get("limits", {}) for c in containers
+            )
+            if self.gpu_labels and has_gpu:
+                pod["nodeSelector"] = {**pod.get("nodeSelector", {}), **self.gpu_labels}
+            if self.checkpoint_dir is not None:
+                for container in containers:
+                    env = [e for e in container.get("env", []) if e.get("name") != CHECKPOINT_ENV]
+                    container["env"] = [*env, {"name": CHECKPOINT_ENV, "value": self.checkpoint_dir}]
+            if self.spot:
+                pod["tolerations"] = [
+                    *pod.get("tolerations", []),
+                    *(t.toleration() for t in cluster.spot_taints),
+                ]
+                if cluster.spot_node_labels:
+                    terms = [
+                        {"key": k, "operator": "In", "values": [v]}
+                        for k, v in sorted(cluster.spot_node_labels.items())
+                    ]
+                    pod["affinity"] = {
+                        "nodeAffinity": {
+                            "preferredDuringSchedulingIgnoredDuringExecution": [
+                                {"weight": 100, "preference": {"matchExpressions": terms}}
+                            ]
+                        }
+                    }
+
+
 class KubeflowJob(ObjectConstruct):
     """Base of the kubeflow.org/v1 job constructs: run-once naming, emission and ``mount()``.
 
@@ -216,12 +322,17 @@ class KubeflowJob(ObjectConstruct):
         max_base_name: int,
         run_policy: RunPolicy | None,
         operator: str | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
     ) -> None:
         """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
-        DNS-1035 label of at most ``max_base_name`` characters.
+        DNS-1035 label of at most ``max_base_name`` characters; remember the Kueue ``queue`` and
+        ``priority`` (WorkloadPriorityClass), written as the job's ``kueue.x-k8s.io/queue-name`` and
+        ``kueue.x-k8s.io/priority-class`` labels.
 
         Raises:
-            ValueError: the cluster lacks the operator, or a bad name.
+            ValueError: the cluster lacks the operator (or Kueue, for a queue); a bad name; a queue
+                with ``run_policy.suspend`` (Kueue owns ``suspend``).
         """
         needed = operator or self.OPERATOR
         if not cluster.has_operator(needed):
@@ -234,6 +345,12 @@ class KubeflowJob(ObjectConstruct):
         )
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
+        self._placement = Placement()
+        self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
+        if self._queue_labels and self._run_policy.suspend:
+            raise ValueError(
+                f"{self.KIND} run_policy.suspend=True: Kueue suspends and resumes a queued job itself (queue={queue!r})"
+            )
 
     @property
     def pods(self) -> int:
@@ -252,15 +369,82 @@ class KubeflowJob(ObjectConstruct):
         """Mount paths the job's own scratch volumes use (``mount()`` refuses them)."""
         return []
 
-    def _emit(self) -> None:
+    def _full_spec(self) -> dict[str, Any]:
+        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) applied to every
+        pod template."""
         spec = self._spec()
+        self._placement.apply(
+            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
+        )
+        return spec
+
+    def _respec(self) -> None:
+        """Recompute the spec and the run-once name after an integration method changed them."""
+        spec = self._full_spec()
+        self._name = run_once_name(self._base_name, spec)
+        self._api_object.add_json_patch(
+            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
+        )
+
+    def place_on(self, gpu_type: str) -> None:
+        """Run the GPU pods only on nodes with the GPU model ``gpu_type`` (the node labels of
+        ``cluster.gpu_types[gpu_type]``, added to their node selector). The name changes with the spec.
+
+        Raises:
+            ValueError: the cluster declares no such GPU type.
+        """
+        labels = self._cluster.gpu_types.get(gpu_type)
+        if labels is None:
+            known = ", ".join(sorted(self._cluster.gpu_types)) or "none"
+            raise ValueError(
+                f"{self.KIND} gpu_type={gpu_type!r}: cluster {self._cluster.name!r} declares no such GPU type (declared: {known})"
+            )
+        self._placement = replace(self._placement, gpu_labels=dict(labels))
+        self._respec()
+
+    def use_priority_class(self, name: str) -> None:
+        """Give every pod of the job the PriorityClass ``name`` (scheduler priority and preemption;
+        for Kueue admission order use ``priority=`` instead). The name changes with the spec.
+
+        Raises:
+            ValueError: ``name`` is not a DNS-1123 label.
+        """
+        self._placement = replace(
+            self._placement, priority_class=require_name(self.KIND, "priority_class", name)
+        )
+        self._respec()
+
+    def use_checkpoints(
+        self, volume: ClaimSource | str, path: str = "/checkpoints", *, spot: bool = False
+    ) -> None:
+        """Make the job restartable from checkpoints: mount ``volume`` at ``path`` in every replica and
+        set ``CHECKPOINT_DIR`` to it (training code resumes from the newest checkpoint there); with
+        ``spot=True`` the pods also tolerate ``cluster.spot_taints`` and prefer nodes with
+        ``cluster.spot_node_labels``, so a preempted pod is restarted (``restartPolicy`` OnFailure or
+        ExitCode) on any node and resumes. The name changes with the spec.
+
+        Raises:
+            ValueError: a bad mount (see :meth:`mount`); ``spot=True`` on a cluster that declares no
+                spot taints or labels.
+        """
+        if spot and not (self._cluster.spot_taints or self._cluster.spot_node_labels):
+            raise ValueError(
+                f"{self.KIND} use_checkpoints spot=True: cluster {self._cluster.name!r} declares no spot_taints "
+                "or spot_node_labels"
+            )
+        self._placement = replace(self._placement, checkpoint_dir=path, spot=spot)
+        self.mount(volume, path)
+
+    def _emit(self) -> None:
+        spec = self._full_spec()
         self._name = run_once_name(self._base_name, spec)
         metadata: dict[str, Any] = {
             "name": self._name,
             "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
         }
-        if self._labels:
-            metadata["labels"] = dict(self._labels)
+        labels = {**self._labels, **self._queue_labels}
+        if labels:
+            metadata["labels"] = labels
         self._api_object = emit(
             self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
         )
@@ -293,11 +477,7 @@ class KubeflowJob(ObjectConstruct):
         if any(m.claim_name == mount.claim_name for m in self._mounts):
             raise ValueError(f"{self.KIND} mount volume={mount.claim_name!r}: already mounted")
         self._mounts.append(mount)
-        spec = self._spec()
-        self._name = run_once_name(self._base_name, spec)
-        self._api_object.add_json_patch(
-            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
-        )
+        self._respec()
 
 
 def scratch_paths(pod: ReplicaPod) -> list[str]:

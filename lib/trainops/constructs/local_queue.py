@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs.cluster_queue import ClusterQueue
 
@@ -40,14 +40,8 @@ class LocalQueue(ObjectConstruct):
         self._name = require_name(_KIND, "name", name)
         target = cluster_queue if isinstance(cluster_queue, str) else cluster_queue.name
         self._cluster_queue = require_name(_KIND, "cluster_queue", target)
-        emit(
-            self,
-            {
-                "apiVersion": self._api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name, "annotations": argocd_annotations(wave=-1)},
-                "spec": {"clusterQueue": self._cluster_queue},
-            },
+        self.emit_object(
+            {"spec": {"clusterQueue": self._cluster_queue}}, annotations=argocd_annotations(wave=-1)
         )
 
     @property

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from cdk8s import ApiObject, JsonPatch
 
@@ -16,6 +17,7 @@ from trainops.constructs._core.pod import (
     check_access,
     container_security_context,
     env_entries,
+    gpu_placement,
     guaranteed_resources,
     pod_security_context,
     resolve_mount,
@@ -31,6 +33,12 @@ from trainops.constructs._core.props import (
 )
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.server_presets import (
+    STORAGE_INITIALIZER_IMAGE,
+    TF_SERVING,
+    ServerPreset,
+    storage_initializer,
+)
 
 if TYPE_CHECKING:
     from trainops.constructs.autoscaler import Autoscaler
@@ -42,6 +50,11 @@ CONTAINER_NAME = "server"
 PORT_NAME = "http"
 #: Period of the startup probe in seconds; ``startup_seconds`` is divided into attempts of this length.
 STARTUP_PERIOD = 10
+#: ``preset=None``: TensorFlow Serving with its REST port only (the shape before presets existed).
+_TF_SERVING_REST = dataclasses.replace(TF_SERVING, extra_ports={})
+#: Object-storage URI schemes a ``model_uri`` may use (KServe's storage initializer; no ``pvc://``:
+#: give a ``model_volume`` instead).
+MODEL_URI_PREFIXES = ("gs://", "s3://", "https://", "http://", "hdfs://", "webhdfs://", "oci://", "hf://")
 
 
 class ModelServer(ObjectConstruct):
@@ -67,7 +80,7 @@ class ModelServer(ObjectConstruct):
         cluster: target cluster (its Kubernetes minor picks the ``preStop`` form).
         name: Deployment name, a DNS-1123 label; also the selector label value.
         image: server image with a tag or digest (never ``latest``).
-        port: container port of the HTTP (REST) API. Default: 8501 (TF Serving REST).
+        port: container port of the HTTP (REST) API. Default: the preset's (8501, TF Serving REST).
         replicas: pods when no Autoscaler targets the server. Default: 2.
         cpu: cpu cores per pod as a quantity string (requests = limits). Default: ``"1"``.
         memory: memory per pod in bytes as a quantity string (requests = limits). Default: ``"2Gi"``.
@@ -75,8 +88,11 @@ class ModelServer(ObjectConstruct):
             Default: ``name``.
         model_volume: a ``DataVolume`` or claim name holding the model, mounted read-only.
             Default: none (the model is in the image).
-        model_path: where ``model_volume`` is mounted. Default: ``/models/<model_name>``.
-        probe_path: HTTP path of the probes. Default: ``/v1/models/<model_name>``.
+        model_path: where ``model_volume`` (or the ``model_uri`` download) is mounted. Default: the
+            preset's model directory (``/models/<model_name>`` for TF Serving).
+        probe_path: HTTP path of all three probes. Default: the preset's readiness path for the
+            readiness and startup probes and its liveness path for the liveness probe
+            (``/v1/models/<model_name>`` for TF Serving).
         startup_seconds: how long the model may take to load before the startup probe fails.
             Default: 300.
         args: container args (appended to the image entrypoint). Default: none.
@@ -86,10 +102,24 @@ class ModelServer(ObjectConstruct):
         termination_grace_seconds: ``terminationGracePeriodSeconds``. Default: 30.
         pre_stop_seconds: seconds the ``preStop`` hook sleeps (less than the grace period); 0 for no
             hook. Default: 5.
+        preset: the server's ports, probes, model directory and command line:
+            :data:`~trainops.constructs.server_presets.TF_SERVING` (REST 8501 + gRPC 8500),
+            :data:`~trainops.constructs.server_presets.TORCHSERVE` or
+            :data:`~trainops.constructs.server_presets.TRITON`. Default: TF Serving, REST port only.
+        model_uri: fetch the model from object storage (``s3://``, ``gs://``, ``hf://``...) with
+            KServe's storage-initializer init container into an emptyDir mounted read-only at the
+            model path. Default: none.
+        model_credentials_secret: Secret whose keys become the initializer's environment (storage
+            credentials). Default: none.
+        storage_initializer_image: the initializer image. Default: ``kserve/storage-initializer:v0.20.0``.
+        gpus: GPUs per pod (``cluster.gpu_resource``; adds the cluster's GPU tolerations and node
+            selector). Default: 0.
 
     Raises:
         ValueError: a bad prop value, quoting prop and value (e.g. ``port=70000``, ``replicas=0``,
-            an image without a tag, a ReadWriteOnce ``model_volume`` with several replicas).
+            an image without a tag, a ReadWriteOnce ``model_volume`` with several replicas, both
+            ``model_uri`` and ``model_volume``, a ``model_uri`` scheme the storage initializer does
+            not know or with credentials in it).
 
     Source: https://www.tensorflow.org/tfx/serving/docker,
     https://www.tensorflow.org/tfx/serving/api_rest#model_status_api,
@@ -107,7 +137,7 @@ class ModelServer(ObjectConstruct):
         cluster: Cluster,
         name: str,
         image: str,
-        port: int = 8501,
+        port: int | None = None,
         replicas: int = 2,
         cpu: str = "1",
         memory: str = "2Gi",
@@ -122,11 +152,20 @@ class ModelServer(ObjectConstruct):
         service_account: str | None = None,
         termination_grace_seconds: int = 30,
         pre_stop_seconds: int = 5,
+        preset: ServerPreset | None = None,
+        model_uri: str | None = None,
+        model_credentials_secret: str | None = None,
+        storage_initializer_image: str = STORAGE_INITIALIZER_IMAGE,
+        gpus: int = 0,
     ) -> None:
         super().__init__(scope, id)
         self._cluster = cluster
         self._name = require_name(_KIND, "name", name)
         self._image = require_image(_KIND, "image", image)
+        if preset is not None and not isinstance(preset, ServerPreset):
+            raise ValueError(f"{_KIND} preset={preset!r}: must be a ServerPreset")
+        self._preset = _TF_SERVING_REST if preset is None else preset
+        port = self._preset.http_port if port is None else port
         self._port = require_whole(_KIND, "port", port, minimum=1)
         if self._port > 65535:
             raise ValueError(f"{_KIND} port={port!r}: must be at most 65535")
@@ -138,7 +177,20 @@ class ModelServer(ObjectConstruct):
             raise ValueError(
                 f"{_KIND} model_name={model_name!r}: must be a non-empty name without '/' or spaces"
             )
-        probe = require_path(_KIND, "probe_path", probe_path or f"/v1/models/{self._model_name}")
+        fill = self._preset.fill
+        probe = require_path(
+            _KIND, "probe_path", probe_path or fill(self._preset.readiness_path, self._model_name)
+        )
+        live = (
+            probe
+            if probe_path
+            else require_path(_KIND, "probe_path", fill(self._preset.liveness_path, self._model_name))
+        )
+        self._extra_ports = {
+            n: require_whole(_KIND, f"preset port {n}", p, minimum=1)
+            for n, p in self._preset.extra_ports.items()
+        }
+        gpu_count = require_whole(_KIND, "gpus", gpus)
         startup = require_whole(_KIND, "startup_seconds", startup_seconds, minimum=STARTUP_PERIOD)
         grace = require_whole(_KIND, "termination_grace_seconds", termination_grace_seconds, minimum=1)
         pre_stop = require_whole(_KIND, "pre_stop_seconds", pre_stop_seconds, minimum=0)
@@ -154,17 +206,37 @@ class ModelServer(ObjectConstruct):
         account = None if service_account is None else require_name(_KIND, "service_account", service_account)
         self._model_volume: ClaimSource | str | None = model_volume
         self._mount: Mount | None = None
+        default_model_path = fill(self._preset.model_dir, self._model_name)
+        init: tuple[dict[str, Any], dict[str, Any]] | None = None
+        if model_uri is not None:
+            if model_volume is not None:
+                raise ValueError(f"{_KIND} model_uri={model_uri!r}: give either model_uri or model_volume")
+            init = storage_initializer(
+                _KIND,
+                _model_uri(model_uri),
+                image=storage_initializer_image,
+                credentials_secret=None
+                if model_credentials_secret is None
+                else require_name(
+                    _KIND, "model_credentials_secret", model_credentials_secret, max_length=253
+                ),
+            )
+            require_path(_KIND, "model_path", model_path or default_model_path)
+        elif model_credentials_secret is not None:
+            raise ValueError(
+                f"{_KIND} model_credentials_secret={model_credentials_secret!r}: needs a model_uri"
+            )
         if model_volume is not None:
             self._mount = resolve_mount(
                 _KIND,
                 "model_volume",
                 model_volume,
-                model_path or f"/models/{self._model_name}",
+                model_path or default_model_path,
                 read_only=True,
                 pods=self._replicas,
                 reserved_paths=[TMP_PATH],
             )
-        elif model_path is not None:
+        elif model_path is not None and init is None:
             raise ValueError(f"{_KIND} model_path={model_path!r}: needs a model_volume")
 
         self._selector = {"app.kubernetes.io/name": self._name, "app.kubernetes.io/instance": self._name}
@@ -179,13 +251,25 @@ class ModelServer(ObjectConstruct):
         if self._mount is not None:
             volumes.append(self._mount.volume())
             mounts.append(self._mount.volume_mount())
+        if init is not None:
+            volumes.append(init[1])
+            mounts.append(
+                {"name": init[1]["name"], "mountPath": model_path or default_model_path, "readOnly": True}
+            )
+        if args is None and self._preset.args:
+            args = [fill(a, self._model_name) for a in self._preset.args]
+        preset_env = {k: fill(v, self._model_name) for k, v in self._preset.env.items()}
         http_get = {"path": probe, "port": PORT_NAME}
+        live_get = {"path": live, "port": PORT_NAME}
         container: dict[str, Any] = {
             "name": CONTAINER_NAME,
             "image": self._image,
-            "env": env_entries(user_env, {"MODEL_NAME": self._model_name}),
-            "ports": [{"name": PORT_NAME, "containerPort": self._port, "protocol": "TCP"}],
-            "resources": guaranteed_resources(cpu_q, memory_q, {}),
+            "env": env_entries(user_env, preset_env),
+            "ports": [
+                {"name": PORT_NAME, "containerPort": self._port, "protocol": "TCP"},
+                *({"name": n, "containerPort": p, "protocol": "TCP"} for n, p in self._extra_ports.items()),
+            ],
+            "resources": guaranteed_resources(cpu_q, memory_q, {cluster.gpu_resource: gpu_count}),
             "securityContext": container_security_context(),
             "readinessProbe": {
                 "httpGet": http_get,
@@ -194,7 +278,7 @@ class ModelServer(ObjectConstruct):
                 "failureThreshold": 3,
             },
             "livenessProbe": {
-                "httpGet": http_get,
+                "httpGet": live_get,
                 "periodSeconds": 20,
                 "timeoutSeconds": 5,
                 "failureThreshold": 3,
@@ -211,6 +295,8 @@ class ModelServer(ObjectConstruct):
             container["lifecycle"] = {"preStop": self._pre_stop(pre_stop)}
         if args is not None:
             container["args"] = list(args)
+        if not container["env"]:
+            del container["env"]
         pod_spec: dict[str, Any] = {
             "automountServiceAccountToken": False,
             "securityContext": pod_security_context(),
@@ -226,6 +312,10 @@ class ModelServer(ObjectConstruct):
             "containers": [container],
             "volumes": volumes,
         }
+        if init is not None:
+            pod_spec["initContainers"] = [init[0]]
+        if gpu_count:
+            pod_spec.update(gpu_placement(cluster))
         if account is not None:
             pod_spec["serviceAccountName"] = account
         self._object: dict[str, Any] = {
@@ -262,6 +352,16 @@ class ModelServer(ObjectConstruct):
         return PORT_NAME
 
     @property
+    def preset(self) -> ServerPreset:
+        """The server preset (TF Serving, REST only, when none was given)."""
+        return self._preset
+
+    @property
+    def extra_ports(self) -> dict[str, int]:
+        """Container ports beyond ``http``, by name (e.g. ``grpc``, ``metrics``); a copy."""
+        return dict(self._extra_ports)
+
+    @property
     def model_name(self) -> str:
         """The served model's name."""
         return self._model_name
@@ -277,6 +377,13 @@ class ModelServer(ObjectConstruct):
         return None if self._autoscaler is not None else self._replicas
 
     @property
+    def requested_resources(self) -> frozenset[str]:
+        """Resources every serving container requests (cpu and memory: requests equal limits)."""
+        containers = self._object["spec"]["template"]["spec"]["containers"]
+        sets = [frozenset(c.get("resources", {}).get("requests", {})) for c in containers]
+        return frozenset.intersection(*sets)
+
+    @property
     def autoscaler(self) -> Autoscaler | None:
         """The Autoscaler targeting this server, if any."""
         return self._autoscaler
@@ -289,24 +396,45 @@ class ModelServer(ObjectConstruct):
     # -- integration --------------------------------------------------------------------------
 
     def expose(
-        self, *, port: int | None = None, name: str | None = None, labels: Mapping[str, str] | None = None
+        self,
+        *,
+        port: int | None = None,
+        name: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        type: Literal["ClusterIP", "LoadBalancer", "NodePort"] = "ClusterIP",
+        allow_exposure: str | None = None,
     ) -> ModelService:
-        """Expose the server in-cluster with a ClusterIP Service.
+        """Expose the server with a Service: in-cluster (ClusterIP) unless explicitly opted out.
 
         Args:
             port: Service port. Default: the server's ``port``.
             name: Service name. Default: the server's ``name``.
             labels: extra labels on the Service. Default: none.
+            type: ``ClusterIP``, or ``LoadBalancer``/``NodePort`` to reach it from outside the
+                cluster (bypassing the ingress, its TLS and authentication). Default: ``ClusterIP``.
+            allow_exposure: the reason for a LoadBalancer or NodePort, required with them and
+                written as the ``trainops.dev/exposed`` annotation the ``exposed-service`` policy
+                checks. Default: none.
 
         Returns:
             The new :class:`ModelService` (a child construct ``Service`` of this server).
 
         Raises:
-            ValueError: the server is already exposed, or a bad port or name.
+            ValueError: the server is already exposed, a bad port or name, or an external type
+                without ``allow_exposure``.
         """
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
-        self._service = ModelService(self, "Service", server=self, port=port, name=name, labels=labels)
+        self._service = ModelService(
+            self,
+            "Service",
+            server=self,
+            port=port,
+            name=name,
+            labels=labels,
+            type=type,
+            allow_exposure=allow_exposure,
+        )
         return self._service
 
     def mark_autoscaled(self, autoscaler: Autoscaler, *, max_replicas: int) -> None:
@@ -338,3 +466,19 @@ class ModelServer(ObjectConstruct):
         if self._cluster.kubernetes_minor >= 30:
             return {"sleep": {"seconds": seconds}}
         return {"exec": {"command": ["sleep", str(seconds)]}}
+
+
+def _model_uri(uri: str) -> str:
+    if (
+        not isinstance(uri, str)
+        or not uri.startswith(MODEL_URI_PREFIXES)
+        or any(c.isspace() for c in uri)
+        or not uri.partition("://")[2].strip("/")
+    ):
+        raise ValueError(
+            f"{_KIND} model_uri={uri!r}: must be <scheme>://<bucket or path> with a scheme of "
+            f"{', '.join(MODEL_URI_PREFIXES)}"
+        )
+    if "@" in uri.partition("://")[2].split("/", 1)[0]:
+        raise ValueError(f"{_KIND} model_uri={uri!r}: credentials belong in model_credentials_secret")
+    return uri

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from cdk8s import Chart
 
@@ -14,13 +14,30 @@ from trainops.constructs._core.protocols import Selectable
 from trainops.naming import DNS1035_LABEL
 
 _KIND = "ModelService"
+#: Annotation whose non-empty value (the reason) allows a LoadBalancer or NodePort Service; the
+#: ``exposed-service`` policy's default ``annotation`` option.
+EXPOSURE_ANNOTATION = "trainops.dev/exposed"
+ServiceType = Literal["ClusterIP", "LoadBalancer", "NodePort"]
+
+
+@runtime_checkable
+class MultiPort(Protocol):
+    """A server with named container ports beyond its main one (e.g. ``grpc``, ``metrics``)."""
+
+    @property
+    def extra_ports(self) -> dict[str, int]:
+        """Container port numbers by name."""
+        ...
 
 
 class ModelService(ObjectConstruct):
     """A v1 Service (ClusterIP) that selects a ``ModelServer``'s pods. Usually made by ``server.expose()``.
 
-    The single port is named like the server's container port (``http``) and targets it by name,
-    so changing the container port never breaks the Service. The selector equals the server's
+    The main port is named like the server's container port (``http``) and targets it by name,
+    so changing the container port never breaks the Service; a server preset's further ports
+    (``grpc``, ``metrics``...) follow, each with its container port number as Service port.
+    ``LoadBalancer`` and ``NodePort`` need ``allow_exposure``, a reason kept in the
+    ``trainops.dev/exposed`` annotation. The selector equals the server's
     selector labels; the Service carries them as labels too, which is what a ``ServiceMonitor``
     selects.
 
@@ -31,9 +48,13 @@ class ModelService(ObjectConstruct):
         port: Service port. Default: the server's ``port``.
         name: Service name, a DNS-1035 label. Default: the server's ``name``.
         labels: extra labels on the Service. Default: none.
+        type: ``ClusterIP``, ``LoadBalancer`` or ``NodePort``. Default: ``ClusterIP``.
+        allow_exposure: the reason for a LoadBalancer or NodePort (required with them, refused
+            with ClusterIP). Default: none.
 
     Raises:
-        ValueError: a bad port, name or label, quoting prop and value.
+        ValueError: a bad port, name or label, quoting prop and value; an external type without a
+            reason.
 
     Source: https://kubernetes.io/docs/concepts/services-networking/service/
     """
@@ -50,6 +71,8 @@ class ModelService(ObjectConstruct):
         port: int | None = None,
         name: str | None = None,
         labels: Mapping[str, str] | None = None,
+        type: ServiceType = "ClusterIP",
+        allow_exposure: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._server = server
@@ -61,12 +84,29 @@ class ModelService(ObjectConstruct):
         extra = require_labels(_KIND, "labels", labels or {})
         self._labels = {**extra, **self._selector}
         self._namespace: str | None = Chart.of(self).namespace
+        if type not in ("ClusterIP", "LoadBalancer", "NodePort"):
+            raise ValueError(f"{_KIND} type={type!r}: must be 'ClusterIP', 'LoadBalancer' or 'NodePort'")
+        metadata: dict[str, Any] = {"name": self._name, "labels": dict(self._labels)}
+        if type == "ClusterIP":
+            if allow_exposure is not None:
+                raise ValueError(
+                    f"{_KIND} allow_exposure={allow_exposure!r}: only for LoadBalancer or NodePort"
+                )
+        elif not isinstance(allow_exposure, str) or not allow_exposure.strip():
+            raise ValueError(
+                f"{_KIND} type={type!r}: exposes the server outside the cluster; give allow_exposure='<reason>'"
+            )
+        else:
+            metadata["annotations"] = {EXPOSURE_ANNOTATION: allow_exposure.strip()}
+        self._type = type
+        extra_ports: dict[str, int] = server.extra_ports if isinstance(server, MultiPort) else {}
+        self._port_names = (server.port_name, *extra_ports)
         obj: dict[str, Any] = {
             "apiVersion": self.api_version,
             "kind": self.kind,
-            "metadata": {"name": self._name, "labels": dict(self._labels)},
+            "metadata": metadata,
             "spec": {
-                "type": "ClusterIP",
+                "type": type,
                 "selector": dict(self._selector),
                 "ports": [
                     {
@@ -74,7 +114,11 @@ class ModelService(ObjectConstruct):
                         "port": self._port,
                         "targetPort": server.port_name,
                         "protocol": "TCP",
-                    }
+                    },
+                    *(
+                        {"name": n, "port": number, "targetPort": n, "protocol": "TCP"}
+                        for n, number in extra_ports.items()
+                    ),
                 ],
             },
         }
@@ -103,7 +147,12 @@ class ModelService(ObjectConstruct):
     @property
     def port_names(self) -> tuple[str, ...]:
         """Names of the Service ports."""
-        return (self._server.port_name,)
+        return self._port_names
+
+    @property
+    def type(self) -> ServiceType:
+        """The Service type."""
+        return self._type
 
     @property
     def selector(self) -> dict[str, str]:

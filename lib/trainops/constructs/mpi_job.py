@@ -77,6 +77,8 @@ class MPIJob(KubeflowJob):
             (the launcher does not fail while workers are still pulling images).
         env: environment variables of every pod. Default: none.
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         read_only_root_filesystem: read-only root filesystem. Default: ``False`` (sshd).
 
@@ -115,6 +117,8 @@ class MPIJob(KubeflowJob):
         launcher_creation_policy: LauncherCreationPolicy = "WaitForWorkersReady",
         env: Mapping[str, str] | None = None,
         run_policy: RunPolicy | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
         read_only_root_filesystem: bool = False,
     ) -> None:
@@ -128,7 +132,15 @@ class MPIJob(KubeflowJob):
                 "mpiImplementation or launcherCreationPolicy (install mpi-operator for them)"
             )
         operator = KubeflowJob.OPERATOR if self._v1 else self.OPERATOR
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, operator=operator)
+        self._setup(
+            cluster,
+            name,
+            max_base_name=MAX_BASE_NAME,
+            run_policy=run_policy,
+            operator=operator,
+            queue=queue,
+            priority=priority,
+        )
         self._workers = require_whole(_KIND, "workers", workers, minimum=1)
         if mpi_implementation not in _MPIRUN:
             raise ValueError(

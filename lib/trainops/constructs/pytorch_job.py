@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from trainops.cluster import Cluster
@@ -32,7 +32,9 @@ class ElasticPolicy:
 
     Args:
         min_replicas: fewest Worker pods the job runs with (torchrun ``--nnodes`` lower bound).
-        max_replicas: most Worker pods (``--nnodes`` upper bound).
+            Default: 1.
+        max_replicas: most Worker pods (``--nnodes`` upper bound). Default: the job's ``workers``,
+            so changing ``workers`` alone just works.
         max_restarts: how often torchrun restarts the worker group on failure. Default: 3.
 
     Raises:
@@ -42,15 +44,16 @@ class ElasticPolicy:
     (elastic), https://pytorch.org/docs/stable/elastic/run.html
     """
 
-    min_replicas: int
-    max_replicas: int
+    min_replicas: int = 1
+    max_replicas: int | None = None
     max_restarts: int = 3
 
     def __post_init__(self) -> None:
         require_whole("ElasticPolicy", "min_replicas", self.min_replicas, minimum=1)
-        require_whole("ElasticPolicy", "max_replicas", self.max_replicas, minimum=1)
+        if self.max_replicas is not None:
+            require_whole("ElasticPolicy", "max_replicas", self.max_replicas, minimum=1)
         require_whole("ElasticPolicy", "max_restarts", self.max_restarts, minimum=0)
-        if self.max_replicas < self.min_replicas:
+        if self.max_replicas is not None and self.max_replicas < self.min_replicas:
             raise ValueError(
                 f"ElasticPolicy max_replicas={self.max_replicas!r}: "
                 f"must be at least min_replicas={self.min_replicas!r}"
@@ -61,12 +64,20 @@ class ElasticPolicy:
         """The rendezvous backend: always ``c10d``."""
         return "c10d"
 
+    def for_workers(self, workers: int) -> ElasticPolicy:
+        """This policy with ``max_replicas`` filled in from ``workers`` when unset."""
+        return (
+            self
+            if self.max_replicas is not None
+            else replace(self, max_replicas=max(workers, self.min_replicas))
+        )
+
     def to_spec(self) -> dict[str, Any]:
-        """The ``spec.elasticPolicy`` object."""
+        """The ``spec.elasticPolicy`` object (``max_replicas`` resolved by :meth:`for_workers`)."""
         return {
             "rdzvBackend": self.rdzv_backend,
             "minReplicas": int(self.min_replicas),
-            "maxReplicas": int(self.max_replicas),
+            "maxReplicas": int(self.max_replicas if self.max_replicas is not None else self.min_replicas),
             "maxRestarts": int(self.max_restarts),
         }
 
@@ -110,6 +121,8 @@ class PyTorchJob(KubeflowJob):
         gpus_per_replica: whole GPUs per pod, as limits of ``cluster.gpu_resource``. Default: 0.
         cpu: cpu cores per pod as a quantity string. Default: ``"2"``.
         memory: memory per pod as a quantity string in bytes. Default: ``"8Gi"``.
+        master_cpu: cpu cores of the Master pod when it differs from the workers'. Default: ``cpu``.
+        master_memory: memory bytes of the Master pod when it differs. Default: ``memory``.
         rdma: RDMA HCAs per pod, as limits of ``cluster.rdma_resource``. Default: 0.
         env: environment variables, in order. Default: none.
         shm_size: size limit of the ``/dev/shm`` emptyDir (bytes); giving it always mounts
@@ -121,6 +134,8 @@ class PyTorchJob(KubeflowJob):
             bounds. Default: none.
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()`` (cleanPodPolicy Running,
             backoffLimit 3, no deadline).
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -153,21 +168,27 @@ class PyTorchJob(KubeflowJob):
         gpus_per_replica: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
+        master_cpu: str | None = None,
+        master_memory: str | None = None,
         rdma: int = 0,
         env: Mapping[str, str] | None = None,
         shm_size: str | None = None,
         nproc_per_node: int | str | None = None,
         elastic: ElasticPolicy | None = None,
         run_policy: RunPolicy | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._setup(
+            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+        )
         self._master = bool(master)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if master else 1)
-        self._pod = PodProps(
+        props = PodProps(
             image=image,
             command=command,
             args=args,
@@ -180,16 +201,24 @@ class PyTorchJob(KubeflowJob):
             labels=labels,
             service_account=service_account,
             read_only_root=read_only_root_filesystem,
-        ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
+        )
+        self._pod = props.check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
+        self._master_pod = self._pod
+        if master and (master_cpu is not None or master_memory is not None):
+            self._master_pod = replace(props, cpu=master_cpu or cpu, memory=master_memory or memory).check(
+                _KIND, cluster, CONTAINER_NAME, pods=self.pods
+            )
+
         self._gpus = self._pod.gpus
         self._labels = dict(self._pod.labels or {})
-        self._elastic = elastic
+        self._elastic = elastic.for_workers(self._workers) if elastic is not None else None
+        elastic = self._elastic
         if elastic is not None:
             if self._master:
                 raise ValueError(
                     f"{_KIND} master=True: elastic jobs run Worker replicas only (set master=False)"
                 )
-            if not elastic.min_replicas <= self._workers <= elastic.max_replicas:
+            if not elastic.min_replicas <= self._workers <= (elastic.max_replicas or self._workers):
                 raise ValueError(
                     f"{_KIND} workers={workers!r}: must be within elastic min_replicas={elastic.min_replicas} "
                     f"and max_replicas={elastic.max_replicas}"
@@ -234,7 +263,7 @@ class PyTorchJob(KubeflowJob):
         restart = "ExitCode" if self._elastic is not None else "OnFailure"
         replica_specs: dict[str, Any] = {}
         if self._master:
-            replica_specs["Master"] = self._pod.replica(1, restart, self._mounts)
+            replica_specs["Master"] = self._master_pod.replica(1, restart, self._mounts)
         if self._workers:
             replica_specs["Worker"] = self._pod.replica(self._workers, restart, self._mounts)
         spec: dict[str, Any] = {"pytorchReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}

@@ -7,7 +7,7 @@ from typing import Any
 
 from trainops.cluster import Cluster, Taint
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_labels
 
@@ -30,6 +30,8 @@ class ResourceFlavor(ObjectConstruct):
         gpu: take ``cluster.gpu_node_selector`` and ``cluster.gpu_taints``. Default: ``False``.
         node_labels: node labels of the flavor, added to (and overriding) the GPU ones. Default: none.
         node_taints: taints of the flavor's nodes. Default: the GPU taints when ``gpu``, else none.
+        tolerations: taints whose tolerations Kueue adds to every pod it admits to the flavor (e.g.
+            spot nodes), instead of each workload declaring them. Default: none.
 
     Raises:
         ValueError: the cluster does not run Kueue; a bad name or label.
@@ -50,6 +52,7 @@ class ResourceFlavor(ObjectConstruct):
         gpu: bool = False,
         node_labels: Mapping[str, str] | None = None,
         node_taints: tuple[Taint, ...] | None = None,
+        tolerations: tuple[Taint, ...] = (),
     ) -> None:
         super().__init__(scope, id)
         self._api_version = kueue_api_version(_KIND, cluster)
@@ -62,16 +65,10 @@ class ResourceFlavor(ObjectConstruct):
             spec["nodeLabels"] = labels
         if taints:
             spec["nodeTaints"] = [_taint(t) for t in taints]
+        if tolerations:
+            spec["tolerations"] = [t.toleration() for t in tolerations]
         self._node_labels = labels
-        emit(
-            self,
-            {
-                "apiVersion": self._api_version,
-                "kind": self.kind,
-                "metadata": {"name": self._name, "annotations": argocd_annotations(wave=-1)},
-                "spec": spec,
-            },
-        )
+        self.emit_object({"spec": spec}, annotations=argocd_annotations(wave=-1))
 
     @property
     def api_version(self) -> str:

@@ -75,6 +75,8 @@ class TFJob(KubeflowJob):
         enable_dynamic_worker: ``spec.enableDynamicWorker`` (workers may join and leave; the
             operator then omits workers from ``TF_CONFIG``'s cluster). Default: ``False``.
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -119,12 +121,16 @@ class TFJob(KubeflowJob):
         success_policy: SuccessPolicy | None = None,
         enable_dynamic_worker: bool = False,
         run_policy: RunPolicy | None = None,
+        queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        self._setup(cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy)
+        self._setup(
+            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+        )
         self._chief = bool(chief)
         self._ps = require_whole(_KIND, "ps", ps, minimum=0)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if chief else 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -10,7 +11,7 @@ from cdk8s import ApiObject, JsonPatch
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
-from trainops.constructs._core.kueue import QUEUE_LABEL
+from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -46,6 +47,8 @@ PATCH_MANAGER = "trainops.dev/trainops"
 MAX_BASE_NAME = 40
 
 RuntimeKind = Literal["ClusterTrainingRuntime", "TrainingRuntime"]
+#: Storage the Trainer v2 initializers read (``pkg/initializers``: HuggingFace, S3, GCS).
+_INITIALIZER_URI = re.compile(r"^(hf|s3|gs)://\S+$")
 
 
 class TrainJob(ObjectConstruct):
@@ -82,8 +85,14 @@ class TrainJob(ObjectConstruct):
         shm_size: ``/dev/shm`` memory emptyDir size (bytes); default half of ``memory`` when the job
             has several GPUs or nodes, else none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
-        queue: Kueue LocalQueue name, or ``None``. Default: ``None``.
+        queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the TrainJob. Default: none.
+        dataset_uri: a dataset the runtime's dataset initializer downloads before training
+            (``hf://...``, ``s3://...``), or ``None``. Default: ``None``.
+        model_uri: a pre-trained model the model initializer downloads, or ``None``. Default: ``None``.
+        initializer_secret: a Secret (by name) with the initializers' credentials, e.g. an
+            ``HF_TOKEN``; never values. Default: ``None``.
 
     Raises:
         ValueError: a bad prop (quoting prop and value), or a cluster without Trainer v2.
@@ -116,7 +125,11 @@ class TrainJob(ObjectConstruct):
         shm_size: str | None = None,
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
+        priority: str | None = None,
         labels: Mapping[str, str] | None = None,
+        dataset_uri: str | None = None,
+        model_uri: str | None = None,
+        initializer_secret: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         if not cluster.has_operator(OPERATOR):
@@ -156,8 +169,24 @@ class TrainJob(ObjectConstruct):
             else require_whole(_KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1)
         )
         self._labels = require_labels(_KIND, "labels", labels or {})
-        if queue is not None:
-            self._labels[QUEUE_LABEL] = require_name(_KIND, "queue", queue)
+        self._labels.update(queue_labels(_KIND, cluster, queue, priority))
+        self._initializer: dict[str, Any] = {}
+        secret = (
+            None
+            if initializer_secret is None
+            else require_name(_KIND, "initializer_secret", initializer_secret)
+        )
+        for prop, key, uri in (("dataset_uri", "dataset", dataset_uri), ("model_uri", "model", model_uri)):
+            if uri is None:
+                continue
+            if not isinstance(uri, str) or not _INITIALIZER_URI.match(uri):
+                raise ValueError(f"{_KIND} {prop}={uri!r}: must be an hf://, s3:// or gs:// URI")
+            entry: dict[str, Any] = {"storageUri": uri}
+            if secret is not None:
+                entry["secretRef"] = {"name": secret}
+            self._initializer[key] = entry
+        if secret is not None and not self._initializer:
+            raise ValueError(f"{_KIND} initializer_secret={secret!r}: needs dataset_uri or model_uri")
         self._mounts: list[Mount] = []
         spec = self._spec()
         self._name = run_once_name(self._base_name, spec)
@@ -277,4 +306,6 @@ class TrainJob(ObjectConstruct):
         }
         if self._deadline is not None:
             spec["activeDeadlineSeconds"] = self._deadline
+        if self._initializer:
+            spec["initializer"] = self._initializer
         return spec

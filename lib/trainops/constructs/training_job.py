@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.kueue import QUEUE_LABEL
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.pytorch_job import PyTorchJob
@@ -45,6 +44,7 @@ class TrainingJob(Construct):
         env: environment variables, in order. Default: none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name, or ``None``. Default: ``None``.
+        priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
 
     Raises:
         ValueError: a bad prop, or a cluster that runs neither operator (naming the cluster and
@@ -70,6 +70,7 @@ class TrainingJob(Construct):
         env: Mapping[str, str] | None = None,
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
+        priority: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._job: TrainJob | PyTorchJob
@@ -89,6 +90,7 @@ class TrainingJob(Construct):
                 env=env,
                 active_deadline_seconds=active_deadline_seconds,
                 queue=queue,
+                priority=priority,
             )
         elif cluster.has_operator(TRAINING_OPERATOR):
             if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
@@ -108,7 +110,8 @@ class TrainingJob(Construct):
                 memory=memory,
                 env=env,
                 run_policy=RunPolicy(active_deadline_seconds=active_deadline_seconds),
-                labels={QUEUE_LABEL: queue} if queue is not None else None,
+                queue=queue,
+                priority=priority,
             )
         else:
             raise ValueError(

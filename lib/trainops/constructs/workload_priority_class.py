@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 
 _KIND = "WorkloadPriorityClass"
@@ -42,15 +42,10 @@ class WorkloadPriorityClass(ObjectConstruct):
         if isinstance(value, bool) or not isinstance(value, int) or value > MAX_VALUE:
             raise ValueError(f"{_KIND} value={value!r}: must be an integer of at most {MAX_VALUE}")
         self._value = value
-        body = {
-            "apiVersion": self._api_version,
-            "kind": self.kind,
-            "metadata": {"name": self._name, "annotations": argocd_annotations(wave=-1)},
-            "value": value,
-        }
+        body: dict[str, object] = {"value": value}
         if description:
             body["description"] = description
-        emit(self, body)
+        self.emit_object(body, annotations=argocd_annotations(wave=-1))
 
     @property
     def api_version(self) -> str:

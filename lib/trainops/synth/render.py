@@ -8,6 +8,7 @@ from typing import Any
 
 from trainops.app import AppDef, build_chart
 from trainops.cluster import Cluster
+from trainops.constructs._core.base import run_checks
 from trainops.constructs._core.props import plain
 from trainops.errors import UsageError
 from trainops.project import Project
@@ -50,10 +51,15 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
     """Synthesise one app for one cluster into normalised objects keyed by file name (sorted).
 
     Raises:
-        UsageError: a construct raised ``ValueError`` (a bad prop), or two objects map to one file.
+        UsageError: a construct raised ``ValueError`` (a bad prop), a cross-construct check failed
+            (:func:`~trainops.constructs._core.base.add_check`), or two objects map to one file.
     """
     try:
+        run_checks()  # forget checks of an earlier, failed build
         _, chart = build_chart(app_def, cluster)
+        problems = run_checks()
+        if problems:
+            raise ValueError(problems[0])
         manifests: list[dict[str, Any]] = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
     except ValueError as exc:

@@ -21,6 +21,7 @@ from trainops.validate.checks.deprecated_api import api_version_issues
 from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
+from trainops.validate.nulls import prune_known_nulls
 from trainops.yaml.load import YAML, Document, stream_text
 from trainops.yaml.source import read_source
 
@@ -140,7 +141,7 @@ def validate_document(
             )
         return _locate(document, raws, data)
     if schema.openapi is not None:
-        _prune_nulls(data)
+        prune_known_nulls(data, schema.openapi)
     context = DocumentContext(data, api_version, kind, schema, registry, options)
     for check in CHECKS:
         context.found.extend(check.run(context))
@@ -155,23 +156,6 @@ def _deprecations(
     """:func:`api_version_issues`, memoised: it depends only on its arguments (hot per document)."""
     installed = dict(operators) if operators is not None else None
     return tuple(api_version_issues(api_version, kind, kubernetes_minor=minor, operators=installed))
-
-
-def _prune_nulls(value: Any) -> None:
-    """Drop ``null`` object fields in place, as the API server does for custom resources.
-
-    apiextensions-apiserver prunes null values of fields that are not ``nullable`` before
-    defaulting and validation ("Defaulting and Nullable", Kubernetes CRD docs), so ``command: ~``
-    means "no command". Nullable fields are rare; dropping their nulls too loses no check.
-    """
-    if isinstance(value, dict):
-        for key in [k for k, v in value.items() if v is None]:
-            del value[key]
-        for item in value.values():
-            _prune_nulls(item)
-    elif isinstance(value, list):
-        for item in value:
-            _prune_nulls(item)
 
 
 def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:

@@ -7,6 +7,7 @@ few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from trainops.hashing import content_hash
@@ -21,9 +22,11 @@ from constructs import Construct  # noqa: E402
 __all__ = [
     "Construct",
     "ObjectConstruct",
+    "add_check",
     "content_hash",
     "emit",
     "require_name",
+    "run_checks",
     "run_once_name",
 ]
 
@@ -53,6 +56,24 @@ class ObjectConstruct(Construct):
     def api_version(self) -> str:
         """The emitted object's apiVersion, e.g. ``kubeflow.org/v1``."""
         return self.API_VERSION
+
+    def emit_object(
+        self,
+        body: Mapping[str, Any],
+        *,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
+    ) -> ApiObject:
+        """Emit this construct's object: ``apiVersion``, ``kind``, ``metadata`` (``name``, plus
+        ``labels`` and ``annotations`` when not empty) and the top-level fields of ``body`` (e.g.
+        ``{"spec": ...}``), with :func:`emit`.
+        """
+        metadata: dict[str, Any] = {"name": self._name}
+        if annotations:
+            metadata["annotations"] = dict(annotations)
+        if labels:
+            metadata["labels"] = dict(labels)
+        return emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, **body})
 
 
 def require_name(
@@ -107,3 +128,28 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObje
     if patches:
         api_object.add_json_patch(*patches)
     return api_object
+
+
+#: Cross-construct checks registered by :func:`add_check` since the last :func:`run_checks`.
+_CHECKS: list[Any] = []
+
+
+def add_check(construct: Construct, validation: Any) -> None:
+    """Register a cross-construct check that must hold once the whole app is built (e.g. a budget
+    against an Autoscaler created later): as a cdk8s node validation (``App.synth()``) and for
+    ``trainops synth``, which renders with ``Chart.to_json()`` and calls :func:`run_checks` instead
+    (one Python call per check instead of a jsii round trip per construct).
+
+    Args:
+        construct: the construct the check belongs to.
+        validation: an ``IValidation`` whose ``validate()`` returns error messages (empty when fine).
+    """
+    construct.node.add_validation(validation)
+    _CHECKS.append(validation)
+
+
+def run_checks() -> list[str]:
+    """Run and forget every check added since the last call; return their error messages."""
+    checks = list(_CHECKS)
+    _CHECKS.clear()
+    return [message for check in checks for message in check.validate()]

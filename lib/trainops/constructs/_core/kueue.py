@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from trainops.cluster import Cluster
+from trainops.naming import DNS1123_LABEL, require
 
 GROUP: Final = "kueue.x-k8s.io"
 #: The label that hands a workload to a LocalQueue (``constants.QueueLabel``).
@@ -39,3 +40,29 @@ def kueue_api_version(owner: str, cluster: Cluster) -> str:
     if version is None:
         raise ValueError(f"{owner} cluster={cluster.name!r}: the cluster does not list kueue in operators")
     return f"{GROUP}/v1beta2" if _release(version) >= V1BETA2_SINCE else f"{GROUP}/v1beta1"
+
+
+def queue_labels(owner: str, cluster: Cluster, queue: str | None, priority: str | None) -> dict[str, str]:
+    """The labels that hand a workload to Kueue: ``kueue.x-k8s.io/queue-name`` (and
+    ``kueue.x-k8s.io/priority-class``); empty without a queue.
+
+    Args:
+        owner: the construct's name, for messages.
+        cluster: the target; must run Kueue when a queue is given.
+        queue: a LocalQueue name, or ``None``.
+        priority: a WorkloadPriorityClass name, or ``None`` (only with a queue).
+
+    Raises:
+        ValueError: a queue on a cluster without Kueue, a priority without a queue, a bad name.
+    """
+    if queue is None:
+        if priority is not None:
+            raise ValueError(
+                f"{owner} priority={priority!r}: needs a queue (Kueue priorities order queued workloads)"
+            )
+        return {}
+    kueue_api_version(owner, cluster)
+    labels = {QUEUE_LABEL: require(DNS1123_LABEL, owner, "queue", queue)}
+    if priority is not None:
+        labels[PRIORITY_LABEL] = require(DNS1123_LABEL, owner, "priority", priority)
+    return labels

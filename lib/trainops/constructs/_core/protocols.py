@@ -46,6 +46,12 @@ class Scalable(Protocol):
         """Its apiVersion, e.g. ``apps/v1``."""
         ...
 
+    @property
+    def requested_resources(self) -> frozenset[str]:
+        """Resources every container of its pods requests (e.g. ``{"cpu", "memory"}``): an HPA
+        Utilization target needs a request in each container."""
+        ...
+
     def mark_autoscaled(self, autoscaler: object, *, max_replicas: int) -> None:
         """Drop ``spec.replicas`` (the HPA owns it); raise ``ValueError`` if it cannot be scaled to
         ``max_replicas`` pods (e.g. a ReadWriteOnce volume) or is already scaled."""

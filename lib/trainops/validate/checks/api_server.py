@@ -113,7 +113,9 @@ RULE = register(
         level="error",
         summary="What the Kubernetes API server validates in Go code beyond the OpenAPI schema: names, "
         "labels, annotations, pod templates (containers, ports, volumes, mounts, resources), "
-        "selectors, Services.",
+        "selectors, Services; with pod_fields, workloads, services_storage, autoscaling_policy and "
+        "networking_rbac: pod and container fields, apps/batch specs and CronJob schedules, PVCs, "
+        "ConfigMaps, Secrets, HPAs, PDBs, PriorityClasses, quotas, NetworkPolicies, Ingresses, RBAC.",
         rationale="A manifest can pass strict schema validation and still be rejected on apply, or be "
         "accepted and never run because its controller cannot create pods.",
         remediation="Change the field named in the message to a value the API server accepts.",
@@ -182,7 +184,7 @@ def _check_object_meta(
 ) -> None:
     """``ValidateObjectMetaAccessor`` (apimachinery ``pkg/api/validation/objectmeta.go``) plus the
     per-kind name functions of :data:`NAME_SYNTAX` and the Job/CronJob name lengths."""
-    meta = obj.get("metadata")
+    meta = obj.get("metadata", {})  # no metadata at all still needs a name
     if not isinstance(meta, dict):
         return
     syntax = NAME_SYNTAX.get(key, DNS1123_SUBDOMAIN)

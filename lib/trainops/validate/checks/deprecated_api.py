@@ -40,6 +40,8 @@ Sources, per entry in the table (``ApiDeprecation.source``); the main ones:
   https://www.kubeflow.org/docs/components/trainer/operator-guides/migration/
 * mpi-operator v0.4.0 release ("Removed v1 operator"), kubeflow/mpi-operator#438 (v1alpha1 and
   v1alpha2 removed).
+* Training Operator (formerly tf-operator): TFJob/PyTorchJob ``v1alpha1``, ``v1alpha2``, ``v1beta1``,
+  ``v1beta2`` deleted before v1.0.0 (kubeflow/trainer#868, #933, #1075; kubeflow/katib#635).
 * KServe migration from KFServing (``serving.kubeflow.org`` → ``serving.kserve.io`` in 0.7) and
   kserve/kserve#1850 (InferenceService ``v1alpha2`` dropped from the CRD for 0.7, release tracking
   issue kserve/kserve#1819).
@@ -88,6 +90,19 @@ MPI_V040 = "https://github.com/kubeflow/mpi-operator/releases/tag/v0.4.0"
 MPI_PR_438 = "https://github.com/kubeflow/mpi-operator/pull/438"
 KSERVE_MIGRATION = "https://kserve.github.io/website/latest/admin/migration/"
 KSERVE_PR_1850 = "https://github.com/kserve/kserve/pull/1850"
+TRAINER_PR_868 = "https://github.com/kubeflow/trainer/pull/868"
+TRAINER_PR_933 = "https://github.com/kubeflow/trainer/pull/933"
+TRAINER_PR_1075 = "https://github.com/kubeflow/trainer/pull/1075"
+KATIB_PR_635 = "https://github.com/kubeflow/katib/pull/635"
+#: Pre-v1 TFJob/PyTorchJob versions and the upstream change that dropped them (tf-operator #868
+#: v1alpha1, #933 v1alpha2, #1075 v1beta2; v1beta1 "is no more supported for job operators",
+#: kubeflow/katib#635; pytorch-operator followed, e.g. kubeflow/pytorch-operator#212).
+TRAINING_OPERATOR_REMOVALS: tuple[tuple[str, str], ...] = (
+    ("v1alpha1", TRAINER_PR_868),
+    ("v1alpha2", TRAINER_PR_933),
+    ("v1beta1", KATIB_PR_635),
+    ("v1beta2", TRAINER_PR_1075),
+)
 KATIB_V1ALPHA3 = "https://github.com/kubeflow/katib/pull/1396"
 KATIB_V1ALPHA2 = "https://github.com/kubeflow/manifests/pull/442"
 
@@ -431,6 +446,19 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
         component="trainer",
         applies="superseded",
         replacement_kind="TrainJob",
+    ),
+    # --- Training Operator (ex tf-operator/pytorch-operator): v1.0.0 serves kubeflow.org/v1 only ---
+    *(
+        ApiDeprecation(
+            api_version=f"kubeflow.org/{version}",
+            kinds=("TFJob", "PyTorchJob"),
+            deprecated_in=(1, 0, 0),
+            removed_in=(1, 0, 0),
+            replacements=(Replacement("kubeflow.org/v1"),),
+            source=source,
+            component="training-operator",
+        )
+        for version, source in TRAINING_OPERATOR_REMOVALS
     ),
     # --- MPI Operator: v0.4.0 serves kubeflow.org/v2beta1 only ---
     ApiDeprecation(

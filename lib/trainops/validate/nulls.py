@@ -1,0 +1,100 @@
+"""Null handling of custom resources, as apiextensions-apiserver does it under strict field validation.
+
+The API server decodes a custom resource strictly first (``fieldValidation=Strict``: every field the
+structural schema does not know is an error, *whatever its value*, ``null`` included), and only then
+prunes ``null`` values of the fields it knows that are not ``nullable`` (``structuraldefaulting.
+PruneNonNullableNullsWithoutDefaults``, apiextensions-apiserver ``pkg/apiserver/schema/defaulting``;
+Kubernetes docs "Defaulting and Nullable"). So ``command: ~`` means "no command", while an unknown
+``template.metadata.creationTimestamp: null`` is rejected (``strict decoding error: unknown field
+"spec.….creationTimestamp"``, checked against kube-apiserver v1.36 in tests/test_api_server_parity.py).
+
+:func:`prune_known_nulls` drops the nulls the server would prune and keeps unknown ones, so the
+strict schema check reports them as unknown fields. Known nullable fields are pruned as well: their
+null is valid either way, and dropping it loses no check.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+#: ``metadata`` fields of an object (``ObjectMeta``, k8s.io/apimachinery ``pkg/apis/meta/v1/types.go``);
+#: the root ``metadata`` and that of ``x-kubernetes-embedded-resource`` objects are ObjectMeta.
+OBJECT_META_FIELDS: Final = frozenset(
+    {
+        "name",
+        "generateName",
+        "namespace",
+        "selfLink",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "ownerReferences",
+        "finalizers",
+        "managedFields",
+    }
+)
+_OBJECT_META: Final[dict[str, Any]] = {"properties": dict.fromkeys(OBJECT_META_FIELDS)}
+_EMBEDDED: Final = ("apiVersion", "kind", "metadata")
+#: A schema node below which every field is known (``x-kubernetes-preserve-unknown-fields`` or a
+#: field of ObjectMeta): all nulls are pruned.
+_ANY: Final[dict[str, Any]] = {"x-kubernetes-preserve-unknown-fields": True}
+_UNKNOWN: Final = object()
+
+
+def prune_known_nulls(data: dict[str, Any], openapi: dict[str, Any]) -> None:
+    """Drop in place the ``null`` values of fields the CRD schema knows; keep unknown fields.
+
+    Args:
+        data: the custom resource (a mapping from YAML); modified in place.
+        openapi: the CRD version's raw ``openAPIV3Schema`` (``properties``, ``items``,
+            ``additionalProperties``, ``x-kubernetes-preserve-unknown-fields``,
+            ``x-kubernetes-embedded-resource``). The root's ``apiVersion``, ``kind`` and
+            ``metadata`` (ObjectMeta) are always known.
+    """
+    _prune(data, openapi, root=True)
+
+
+def _prune(value: Any, node: dict[str, Any], *, root: bool = False) -> None:
+    if isinstance(value, dict):
+        doomed: list[str] = []
+        for key, item in value.items():
+            child = _child(node, key, root)
+            if child is _UNKNOWN:
+                continue  # the schema check reports it, null or not
+            if item is None:
+                doomed.append(key)
+            elif isinstance(item, dict | list):
+                _prune(item, child)
+        for key in doomed:
+            del value[key]
+    elif isinstance(value, list):
+        items = node.get("items")
+        child = items if isinstance(items, dict) else _ANY
+        for item in value:
+            if isinstance(item, dict | list):
+                _prune(item, child)
+
+
+def _child(node: dict[str, Any], key: Any, root: bool) -> Any:
+    """The schema node of field ``key`` of an object with schema ``node``, or ``_UNKNOWN``."""
+    if node is _ANY or node is None:
+        return _ANY
+    properties = node.get("properties")
+    if isinstance(properties, dict) and key in properties:
+        child = properties[key]
+        if (root or node.get("x-kubernetes-embedded-resource")) and key == "metadata":
+            return _OBJECT_META
+        return child if isinstance(child, dict) else _ANY
+    if (root or node.get("x-kubernetes-embedded-resource")) and key in _EMBEDDED:
+        return _OBJECT_META if key == "metadata" else _ANY
+    additional = node.get("additionalProperties")
+    if isinstance(additional, dict):
+        return additional
+    if additional is True or node.get("x-kubernetes-preserve-unknown-fields"):
+        return _ANY
+    return _UNKNOWN
