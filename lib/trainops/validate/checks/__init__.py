@@ -20,7 +20,6 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
-from trainops.validate.checks.data_size import CHECK as DATA_SIZE
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check
 
@@ -38,4 +37,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (DATA_SIZE, SECRET_LITERAL)
+CHECKS += (SECRET_LITERAL,)
