@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-LINT_DIRS := $(wildcard lib apps tests bench)
+LINT_DIRS := $(wildcard lib apps tests bench policies)
 
 .PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz
 

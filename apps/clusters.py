@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from trainops.cluster import Cluster, Taint
+
+#: The git repository holding generated/ (Argo CD's source for every cluster).
+REPO_URL = "https://git.example.com/ml/platform.git"
 
 #: The bundled example target: a GPU cluster with NAS file storage (the seed scenarios run on
 #: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
 #: Seldon Core v1.17.1 (the last Apache-2.0 release) for the legacy ``seldon-legacy`` app.
+#: Protected: Argo CD syncs it from the release tag only (move the tag to promote).
 GPU_PROD = Cluster(
     name="gpu-prod",
     kubernetes_version="1.34",
@@ -22,6 +28,22 @@ GPU_PROD = Cluster(
     rdma_resource="rdma/hca",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    prometheus_release="kube-prometheus-stack",
+    argocd_server="https://gpu-prod.k8s.example.com:6443",
+    cluster_class="gpu",
+    protected=True,
+    target_revision="v0.1.0",
+    repo_url=REPO_URL,
+)
+
+#: A staging cluster of the same class as gpu-prod (same operators, storage, GPUs): one
+#: ApplicationSet per team and app class covers both; it follows the default branch (HEAD).
+GPU_STAGING = replace(
+    GPU_PROD,
+    name="gpu-staging",
+    argocd_server="https://gpu-staging.k8s.example.com:6443",
+    protected=False,
+    target_revision="HEAD",
 )
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
@@ -44,6 +66,8 @@ GPU_NEXT = Cluster(
     rdma_resource=None,
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    argocd_server="https://gpu-next.k8s.example.com:6443",
+    repo_url=REPO_URL,
 )
 
-CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_NEXT)
+CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_STAGING, GPU_NEXT)

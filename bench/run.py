@@ -15,6 +15,7 @@ a tool failed to run or its output could not be read, or with ``--check`` when a
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -23,7 +24,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib.metadata import version as package_version
 from pathlib import Path
 from random import Random
@@ -32,11 +33,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench import kubeconform
 from bench.corpus import CorpusSpec, Expected, ensure_corpus, read_expected
 from bench.emit import emit
 from bench.measure import Measurement, run_measured
 from bench.objects import build_deployment, new_ctx
 from bench.verdicts import Agreement, ToolOutput, compare, parse_kubernetes_validate, parse_trainops
+from trainops.schemas.catalog import default_cache_dir
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
@@ -46,7 +49,9 @@ KUBERNETES_VERSION = "1.34"
 TARGET_DOCS_PER_S = 10_000
 TARGET_SPEEDUP = 100
 TARGET_RSS_MB = 300
-TARGET_STARTUP_S = 0.3
+TARGET_STARTUP_S = 0.15
+#: trainops docs/s over kubeconform's, on core kinds and on custom resources (issue 14 point 7).
+TARGET_KUBECONFORM = 5
 
 
 #: Why kubernetes-validate cannot see a corpus category (printed for the categories it missed).
@@ -79,6 +84,7 @@ class Options:
     workers: int | None = None
     check: bool = False
     out: Path = OUT
+    kubeconform_schemas: Path | None = None
 
 
 @dataclass
@@ -226,6 +232,10 @@ def measure_startup(options: Options, report: Report) -> None:
         "trainops": trainops_argv([path], options.workers),
         "kubernetes-validate": peer_argv([path]),
     }
+    if options.kubeconform_schemas is not None:
+        commands["kubeconform"] = kubeconform.argv(
+            [_rel(path)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+        )
     for tool, argv in commands.items():
         walls: list[float] = []
         codes: list[int] = []
@@ -288,6 +298,33 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
             continue
         run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
         run.agreement = compare(records, run.output)
+        if options.kubeconform_schemas is not None:
+            run_kubeconform(options, report, corpus, group, records, console)
+
+
+def run_kubeconform(
+    options: Options, report: Report, corpus: Path, group: str, records: list[Expected], console: Console
+) -> None:
+    """kubeconform on the same documents, right after trainops (an adjacent pair: same machine load)."""
+    assert options.kubeconform_schemas is not None
+    label = f"{corpus.name}/{group}"
+    console.print(f"kubeconform {label} ({len(records):,} documents) ...")
+    m = run_measured(
+        kubeconform.argv(
+            [_rel(corpus / group)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+        ),
+        options.out / "runs" / f"kubeconform-{corpus.name}-{group}.json",
+        cwd=REPO,
+        env=_env(),
+    )
+    run = ToolRun(
+        "kubeconform", label, corpus.name, group, len(records), m, _megabytes((corpus / group).glob("*.yaml"))
+    )
+    report.runs.append(run)
+    if _failed(run, report):
+        return
+    run.output = kubeconform.parse_kubeconform(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+    run.agreement = compare(records, run.output)
 
 
 def peer_sample(options: Options, corpus: Path) -> tuple[list[Path], list[Expected]]:
@@ -367,6 +404,18 @@ def evaluate_targets(report: Report) -> None:
             report.targets.append(
                 Target(f"≥ {TARGET_SPEEDUP}x kubernetes-validate", f"{ratio:,.0f}x", ratio >= TARGET_SPEEDUP)
             )
+    for group, what in (("core", "core kinds"), ("crd", "custom resources")):
+        ours = _largest(report, "trainops", group)
+        theirs = _largest(report, "kubeconform", group)
+        if ours is not None and theirs is not None and ours.corpus == theirs.corpus and theirs.docs_per_s:
+            ratio = ours.docs_per_s / theirs.docs_per_s
+            report.targets.append(
+                Target(
+                    f"≥ {TARGET_KUBECONFORM}x kubeconform, {what}, {ours.corpus} (same run)",
+                    f"{ratio:.2f}x ({ours.docs_per_s:,.0f} vs {theirs.docs_per_s:,.0f} docs/s)",
+                    ratio >= TARGET_KUBECONFORM,
+                )
+            )
     if runs:
         flagged = sum(r.agreement.flagged_invalid for r in runs if r.agreement)
         invalid = sum(r.agreement.expected_invalid for r in runs if r.agreement)
@@ -411,6 +460,12 @@ def evaluate_targets(report: Report) -> None:
                 median < TARGET_STARTUP_S,
             )
         )
+
+
+def _largest(report: Report, tool: str, group: str) -> ToolRun | None:
+    """The run of ``tool`` on ``group`` of the largest corpus, if any."""
+    runs = [r for r in report.runs if r.tool == tool and r.group == group and r.error is None]
+    return max(runs, key=lambda r: r.documents) if runs else None
 
 
 def _pct(part: int, whole: int) -> str:
@@ -492,7 +547,7 @@ def render(report: Report, console: Console) -> None:
         if a is None or o is None:
             accuracy.add_row(run.tool, run.label, "n/a", "", "", "", "", "")
             continue
-        trainops = run.tool == "trainops"
+        trainops = run.tool == "trainops"  # the peers report no line numbers
         accuracy.add_row(
             run.tool,
             run.label,
@@ -550,6 +605,17 @@ def _category_totals(report: Report) -> dict[str, dict[str, tuple[int, int]]]:
         for name, (flagged, expected) in run.agreement.by_category.items():
             before = column.get(name, (0, 0))
             column[name] = (before[0] + flagged, before[1] + expected)
+    for run in report.runs:
+        if (
+            run.tool != "kubeconform"
+            or run.agreement is None
+            or run.corpus != (_headline(report) or run).corpus
+        ):
+            continue
+        column = out.setdefault(f"kubeconform {run.corpus} (core + CRD)", {})
+        for name, (flagged, expected) in run.agreement.by_category.items():
+            before = column.get(name, (0, 0))
+            column[name] = (before[0] + flagged, before[1] + expected)
     for tool, agreement in sorted(report.sample_agreement.items(), reverse=True):
         out[f"{tool} (peer sample)"] = dict(agreement.by_category)
     return out
@@ -583,6 +649,21 @@ def legend(report: Report) -> list[str]:
             " unquoted timestamps as datetime objects and rejects them as 'not of type string' (trainops keeps"
             " them as strings, like the API server; the corpus quotes them); int-or-string fields agree."
         )
+    peers = [r for r in report.runs if r.tool == "kubeconform" and r.agreement is not None]
+    if peers:
+        notes.append(
+            "kubeconform v0.7.0 runs right after trainops on the same documents (-strict, -n CPUs, the same"
+            " Kubernetes schemas and CRDs converted by ../shared/peers scripts); whole-process wall time."
+        )
+        missed: dict[str, list[int]] = {}
+        for run in peers:
+            for name, (flagged, expected) in (run.agreement.by_category if run.agreement else {}).items():
+                counts = missed.setdefault(name, [0, 0])
+                counts[0] += flagged
+                counts[1] += expected
+        blind = [f"{name} ({f:,}/{e:,})" for name, (f, e) in sorted(missed.items()) if f < e]
+        if blind:
+            notes.append("kubeconform flagged fewer than expected in: " + ", ".join(blind) + ".")
     headline = _headline(report)
     if headline is not None and headline.measurement.cpu_s:
         per_cpu = headline.documents / headline.measurement.cpu_s
@@ -648,14 +729,20 @@ def run(options: Options) -> int:
     """Run the whole benchmark; see the module docstring for the exit code."""
     console = Console(width=None if sys.stdout.isatty() else 170)
     report = Report(machine=machine_info())
-    if (
-        not (REPO / ".trainops-cache" / "schemas" / "index.json").is_file()
-        and "TRAINOPS_CACHE_DIR" not in os.environ
-    ):
+    if not (default_cache_dir() / "schemas" / "index.json").is_file():
         console.print(
             "[yellow]no CRD schema cache: run `make schemas` (CRD documents will be reported as unknown kinds)[/]"
         )
     corpora = build_corpora(options, report, console)
+    # Bytecode, as an installed package has it (pip compiles on install; PYTHONDONTWRITEBYTECODE would
+    # otherwise make every measured trainops process compile its modules from source).
+    compileall.compile_dir(REPO / "lib", quiet=1)
+    if kubeconform.available():
+        console.print("kubeconform schemas (converted once into bench/out/kubeconform) ...")
+        options = replace(options, kubeconform_schemas=kubeconform.prepare(options.out, KUBERNETES_VERSION))
+        report.machine["kubeconform"] = "v0.7.0 (../shared/peers)"
+    else:
+        report.notes.append(f"kubeconform not measured: {kubeconform.PEERS} is not beside the repository.")
     console.print("start-up ...")
     measure_startup(options, report)
     for size in sorted(corpora):
@@ -663,7 +750,7 @@ def run(options: Options) -> int:
     run_peer(options, report, corpora[min(corpora)], console)
     report.machine["loadavg_end"] = os.getloadavg()
     evaluate_targets(report)
-    report.notes = legend(report)
+    report.notes = [*legend(report), *report.notes]
     render(report, console)
     write_results(report, options.out / "results.json")
     console.print(f"results: {_rel(options.out / 'results.json')}")

@@ -35,10 +35,10 @@ def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not CRDS.is_dir():
         pytest.skip("../shared/crds is not beside the repo")
     from trainops.pipeline import sync_schemas
-    from trainops.schemas.catalog import load_catalog
+    from trainops.schemas.catalog import PACKAGED_CATALOG, load_catalog
 
     cache = tmp_path_factory.mktemp("cache")
-    sync_schemas(load_catalog(REPO / "schemas" / "catalog.yaml"), cache, mirror=CRDS)
+    sync_schemas(load_catalog(PACKAGED_CATALOG), cache, mirror=CRDS)
     return cache
 
 
@@ -63,9 +63,19 @@ def cli(
 
 @pytest.fixture(autouse=True)
 def _repo_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every test from the repository root (apps/, schemas/catalog.yaml)."""
+    """Run every test from the repository root (apps/clusters.py: the default target)."""
     monkeypatch.chdir(REPO)
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20,22,24")
+
+
+@pytest.fixture
+def outside_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run from an empty directory outside any trainops repository: the default target is then every
+    known operator on the newest Kubernetes (for upstream examples of any operator)."""
+    directory = tmp_path / "elsewhere"
+    directory.mkdir()
+    monkeypatch.chdir(directory)
+    return directory
 
 
 # --- construct tests: a fresh Chart, synth as `trainops synth` writes it, golden files ---------

@@ -47,7 +47,9 @@ def test_pruned_required_null_is_missing(cli: Any, tmp_path: Path) -> None:
     )
 
 
-def test_deprecated_crd_version_is_a_warning_with_its_text(cli: Any, tmp_path: Path) -> None:
+def test_deprecated_crd_version_is_a_warning_with_its_text(
+    cli: Any, tmp_path: Path, outside_project: Path
+) -> None:
     from conftest import EXAMPLES
 
     source = EXAMPLES / "kueue/site/static/examples/admin/single-clusterqueue-setup.yaml"
@@ -80,10 +82,8 @@ CLUSTERS = (
 def test_mpijob_version_resolved_from_declared_operators(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conftest import EXAMPLES, REPO
+    from conftest import EXAMPLES
 
-    (tmp_path / "schemas").mkdir()
-    (tmp_path / "schemas" / "catalog.yaml").write_text((REPO / "schemas" / "catalog.yaml").read_text())
     (tmp_path / "apps").mkdir()
     (tmp_path / "apps" / "clusters.py").write_text(MPI_CLUSTERS)
     monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""The local Katib Experiment schema (schemas/local/katib-experiment-v1beta1.json): every upstream
+"""The local Katib Experiment schema (lib/trainops/schemas/local/katib-experiment-v1beta1.json): every upstream
 Experiment validates, and typos, wrong enums and wrong types fail at the right JSON path."""
 
 from __future__ import annotations
@@ -75,9 +75,11 @@ def test_each_load_is_a_fresh_copy() -> None:
     assert "$defs" not in (load_local_schema("kubeflow.org/v1beta1", "Experiment") or {})
 
 
-def test_falls_back_to_the_source_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_schemas_are_package_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trainops.schemas
+
     monkeypatch.chdir(tmp_path)
-    assert local_schema_dir() == Path(__file__).resolve().parents[1] / "schemas" / "local"
+    assert local_schema_dir() == Path(trainops.schemas.__file__).parent / "local"
     assert load_local_schema("kubeflow.org/v1beta1", "Experiment") is not None
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import CRDS, REPO, needs_shared
-from trainops.schemas.catalog import load_catalog
+from conftest import CRDS, needs_shared
+from trainops.schemas.catalog import PACKAGED_CATALOG, load_catalog
 from trainops.schemas.convert import convert_crd_schema
 from trainops.schemas.registry import SchemaRegistry
 
@@ -21,7 +21,7 @@ def test_sync_from_mirror_indexes_every_served_version(cli: Any, tmp_path: Path)
     run = cli("schemas", "sync", "--from", str(CRDS), "--cache-dir", str(tmp_path))
     assert run.code == 0
     index = json.loads((tmp_path / "schemas" / "index.json").read_text())
-    served = sum(len(e.versions) for e in load_catalog(REPO / "schemas" / "catalog.yaml"))
+    served = sum(len(e.versions) for e in load_catalog(PACKAGED_CATALOG))
     assert len(index["schemas"]) == served
     pairs = {(s["apiVersion"], s["kind"], s["operator"]) for s in index["schemas"]}
     assert ("kubeflow.org/v1", "PyTorchJob", "training-operator") in pairs
@@ -62,7 +62,7 @@ def test_catalog_is_checked_strictly(
 ) -> None:
     import yaml
 
-    catalog = yaml.safe_load((REPO / "schemas" / "catalog.yaml").read_text())
+    catalog = yaml.safe_load(PACKAGED_CATALOG.read_text())
     catalog["crds"][0].update(mutation)
     path = tmp_path / "catalog.yaml"
     path.write_text(yaml.safe_dump(catalog))

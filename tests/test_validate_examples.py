@@ -163,7 +163,9 @@ MUTATIONS = [
 
 
 @pytest.mark.parametrize(("rel", "mutate", "expected"), MUTATIONS)
-def test_mutated_example_fails(cli: Any, tmp_path: Path, rel: str, mutate: Any, expected: str) -> None:
+def test_mutated_example_fails(
+    cli: Any, tmp_path: Path, outside_project: Path, rel: str, mutate: Any, expected: str
+) -> None:
     original = _load(rel)
     assert cli("validate", str(EXAMPLES / rel)).code == 0  # the unmutated example is valid
     path = tmp_path / "mutated.yaml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from trainops.cluster import Cluster
 from trainops.naming import DNS1123_LABEL, require
@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from cdk8s import App, Chart
 
 BuildFn = Callable[["Chart", Cluster], None]
+#: The Argo CD application class of an app (see ``trainops.constructs.argocd_application``).
+AppClass = Literal["long-lived", "training"]
 
 
 @dataclass(frozen=True)
@@ -29,9 +31,13 @@ class AppDef:
         version: app version, written as the ``app.kubernetes.io/version`` label. Default: ``"0.1.0"``.
         description: one line for summaries. Default: empty.
         clusters: names of the clusters the app targets; empty means all. Default: all.
+        delivery: the Argo CD application class: ``"training"`` (auto-sync, no self-heal, run-once
+            objects never pruned by a sync) or ``"long-lived"`` (auto-sync, prune, self-heal).
+            Default: ``None``, derived at synth: ``"training"`` when the app emits a run-once
+            kind (:data:`trainops.kinds.RUN_ONCE`), else ``"long-lived"``.
 
     Raises:
-        ValueError: a name or namespace that is not a DNS-1123 label.
+        ValueError: a name or namespace that is not a DNS-1123 label, or an unknown ``delivery``.
     """
 
     name: str
@@ -41,10 +47,13 @@ class AppDef:
     version: str = "0.1.0"
     description: str = ""
     clusters: tuple[str, ...] = field(default_factory=tuple)
+    delivery: AppClass | None = None
 
     def __post_init__(self) -> None:
         for prop in ("name", "namespace", "team"):
             require(DNS1123_LABEL, "AppDef", prop, getattr(self, prop))
+        if self.delivery not in (None, "long-lived", "training"):
+            raise ValueError(f"AppDef delivery={self.delivery!r}: must be 'long-lived' or 'training'")
 
     def targets(self, cluster: Cluster) -> bool:
         """Whether this app is deployed to ``cluster``."""

@@ -26,6 +26,10 @@ OperatorName = Literal[
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
+#: A pinned git revision: a full commit SHA or a release tag such as ``v1.4.0`` / ``2026.11.1``.
+PINNED_REVISION = re.compile(r"^(?:[0-9a-f]{40}|v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]+)?)$")
+#: How a cluster's apps reach Argo CD (see :mod:`trainops.synth.delivery`).
+DeliveryMode = Literal["applicationset", "applications"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,22 @@ class Taint:
 
 
 @dataclass(frozen=True)
+class ExternalObject:
+    """An object the cluster has that trainops does not render (for policy cross-object rules).
+
+    Args:
+        kind: e.g. ``PersistentVolumeClaim``, ``Secret``, ``ConfigMap``, ``ServiceAccount``,
+            ``LocalQueue``, ``PriorityClass``, ``StorageClass``.
+        name: ``metadata.name``.
+        namespace: ``metadata.namespace``; ``None`` for cluster-scoped kinds.
+    """
+
+    kind: str
+    name: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
 class Cluster:
     """One target cluster.
 
@@ -64,7 +84,9 @@ class Cluster:
         rdma_resource: extended resource name of RDMA HCAs, or ``None``. Default: ``rdma/hca``.
         gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
         gpu_node_selector: node labels that select GPU nodes. Default: none.
-        argocd_server: Argo CD destination server URL. Default: in-cluster.
+        argocd_server: Argo CD destination server URL. Default: in-cluster. Register the cluster in
+            Argo CD with the labels ``trainops.dev/cluster=<name>`` and
+            ``trainops.dev/cluster-class=<class>`` (the ApplicationSets select clusters by them).
         prometheus_labels: labels the cluster's Prometheus selects monitors by (its
             ``podMonitorSelector``/``serviceMonitorSelector``, e.g. ``{"release": "kube-prometheus-stack"}``).
             Default: none.
@@ -78,9 +100,31 @@ class Cluster:
             labels). Default: none.
         spot_taints: taints on spot/preemptible nodes. Default: none.
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
+        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
+            or ``None``. Default: ``None``.
+        kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
+        prometheus_release: value of the ``release`` label the cluster's Prometheus selects
+            monitors by, or ``None`` when it selects all. Default: ``None``.
+        external: objects that exist in the cluster without being rendered (PVCs, Secrets,
+            queues, ...), seen by cross-object policy rules. Default: none.
+        cluster_class: clusters of one class share one ApplicationSet per team, app class and namespace
+            and one AppProject per team (their Argo CD objects are written under the first
+            cluster of the class). Default: ``name`` (a class of its own).
+        protected: the cluster syncs a pinned revision only (a tag or a full commit SHA,
+            :data:`PINNED_REVISION`), so a merge to the default branch does not reach it until the
+            pin moves. Default: ``False``.
+        target_revision: the git revision Argo CD syncs for this cluster. Default: ``"HEAD"``.
+        delivery: ``"applicationset"`` (ApplicationSets with a cluster and a git directory
+            generator) or ``"applications"`` (one plain Application per app). Default:
+            ``"applicationset"``.
+        repo_url: the git repository holding ``generated/``. Default:
+            ``https://git.example.com/ml/platform.git``.
+        argocd_namespace: the namespace Argo CD runs in (its Applications, ApplicationSets and
+            AppProjects live there). Default: ``"argocd"``.
 
     Raises:
-        ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``.
+        ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
+            protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``.
     """
 
     name: str
@@ -99,6 +143,16 @@ class Cluster:
     gpu_types: dict[str, dict[str, str]] = field(default_factory=dict)
     spot_taints: tuple[Taint, ...] = ()
     spot_node_labels: dict[str, str] = field(default_factory=dict)
+    gang_scheduler: str | None = None
+    kueue_namespaces: tuple[str, ...] = ()
+    prometheus_release: str | None = None
+    external: tuple[ExternalObject, ...] = ()
+    cluster_class: str | None = None
+    protected: bool = False
+    target_revision: str = "HEAD"
+    delivery: DeliveryMode = "applicationset"
+    repo_url: str = "https://git.example.com/ml/platform.git"
+    argocd_namespace: str = "argocd"
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)
@@ -106,6 +160,29 @@ class Cluster:
             raise ValueError(
                 f"Cluster kubernetes_version={self.kubernetes_version!r}: expected '1.N', e.g. '1.34'"
             )
+        self._check_delivery()
+
+    def _check_delivery(self) -> None:
+        """Check the Argo CD delivery fields (see the class docstring)."""
+        if self.cluster_class is not None:
+            require(DNS1123_LABEL, "Cluster", "cluster_class", self.cluster_class)
+        require(DNS1123_LABEL, "Cluster", "argocd_namespace", self.argocd_namespace)
+        if self.delivery not in ("applicationset", "applications"):
+            raise ValueError(
+                f"Cluster delivery={self.delivery!r}: must be 'applicationset' or 'applications'"
+            )
+        if not self.target_revision or any(c.isspace() for c in self.target_revision):
+            raise ValueError(f"Cluster target_revision={self.target_revision!r}: not a git revision")
+        if self.protected and not PINNED_REVISION.match(self.target_revision):
+            raise ValueError(
+                f"Cluster {self.name!r} protected=True target_revision={self.target_revision!r}: "
+                "a protected cluster must pin a tag (e.g. 'v1.4.0') or a full commit SHA"
+            )
+
+    @property
+    def delivery_class(self) -> str:
+        """The cluster class: ``cluster_class`` or ``name``."""
+        return self.cluster_class or self.name
 
     @property
     def kubernetes_minor(self) -> int:

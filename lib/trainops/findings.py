@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -86,11 +86,16 @@ class Issue:
 
 @dataclass
 class Result:
-    """Findings of one run plus counts of what was checked."""
+    """Findings of one run plus counts of what was checked.
+
+    ``target`` describes what the documents were validated against (``Target.describe()`` of
+    :mod:`trainops.pipeline`: cluster, Kubernetes minor, operators), when known; json and sarif show it.
+    """
 
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     documents: int = 0
+    target: Mapping[str, object] | None = None
 
     def extend(self, findings: Iterable[Finding]) -> None:
         """Add findings."""

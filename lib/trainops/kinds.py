@@ -214,6 +214,19 @@ POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
         ("spec", "podTemplateOverrides", EACH_ITEM, "spec"),  # Trainer v2.0-v2.2
         ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"),  # Trainer v2.3
     ),
+    # Seldon Core v1 ``PredictorSpec.ComponentSpecs[].Spec`` (seldon-core ``seldondeployment_types.go``).
+    ("machinelearning.seldon.io", "SeldonDeployment"): (
+        ("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec"),
+    ),
+    # KubeRay ``HeadGroupSpec``/``WorkerGroupSpec`` templates (ray-project/kuberay ``raycluster_types.go``).
+    ("ray.io", "RayCluster"): (
+        ("spec", "headGroupSpec", "template", "spec"),
+        ("spec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
+    ),
+    ("ray.io", "RayJob"): (
+        ("spec", "rayClusterSpec", "headGroupSpec", "template", "spec"),
+        ("spec", "rayClusterSpec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
+    ),
 }
 
 

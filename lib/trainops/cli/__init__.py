@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 
 import click
 
@@ -26,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "schemas": "trainops.cli.schemas:group",
     "explain": "trainops.cli.explain:command",
     "argocd": "trainops.cli.argocd:group",
+    "policy": "trainops.cli.policy:group",
 }
 
 
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:
         if show_traceback:
+            import traceback
+
             traceback.print_exc()
         else:
             click.echo(

@@ -15,7 +15,11 @@ from rich.table import Table
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.findings import Result
-from trainops.pipeline import Target, Text, check
+from trainops.pipeline import Target, Text, check, policy_check
+from trainops.policy.config import load_config
+from trainops.policy.engine import PolicyRun
+from trainops.policy.facts import Facts
+from trainops.policy.pack import PACKAGE, load_pack
 from trainops.project import load_project
 from trainops.report import render, resolve_format
 from trainops.schemas.catalog import default_cache_dir
@@ -66,7 +70,8 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     """Run the CI pipeline; return 0 when fresh and valid, 1 on drift or error findings.
 
     The rendered objects are validated in memory (they equal the committed files once the drift
-    check passed), against each cluster's own target.
+    check passed), against each cluster's own target; then, when the repository has a ``policies/``
+    pack, its rules run over all rendered objects of each cluster at once, with that cluster's facts.
     """
     project = load_project(root or Path.cwd())
     results = render_project(project, cluster=opts.cluster)
@@ -78,8 +83,12 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     total = Result()
     rows: list[tuple[AppResult, Result, float]] = []
     cache = default_cache_dir()
+    has_pack = (project.root / PACKAGE / "__init__.py").is_file()
+    pack = load_pack(project.root / PACKAGE) if has_pack else None
+    config = load_config(pack) if pack is not None else None
     for cluster_name in clusters:
         target = Target.of_cluster(project.cluster(cluster_name), cache)
+        cluster_texts: list[Text] = []
         for app in (r for r in results if r.cluster == cluster_name):
             start = time.perf_counter()
             texts = [
@@ -90,6 +99,10 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
             total.files += result.files
             total.documents += result.documents
             total.extend(result.findings)
+            cluster_texts.extend(texts)
+        if pack is not None and config is not None:
+            facts = Facts.of_cluster(project.cluster(cluster_name))
+            total.extend(policy_check(cluster_texts, PolicyRun(pack, config, facts)).findings)
     fmt = resolve_format(opts.fmt)
     sys.stdout.write(render(total, fmt))
     _print_summary(rows, to_stderr=fmt != "text")

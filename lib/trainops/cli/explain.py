@@ -7,15 +7,22 @@ import sys
 import click
 
 from trainops import rules
+from trainops.policy import waivers  # noqa: F401  (registers the waiver rule)
+from trainops.policy.docs import explain_rule
+from trainops.policy.pack import load_pack
 from trainops.validate import engine  # noqa: F401  (registers the validation rules)
 
 
 def run_explain(rule_id: str) -> int:
-    """Print the documentation of ``rule_id`` from the rule registry; return 0.
+    """Print the documentation of ``rule_id`` (a policy rule's with its options and examples); return 0.
 
     Raises:
         UnknownRuleError: no rule has that ID (exit 2).
     """
+    pack = load_pack()  # registers the policy rules of the repository's pack
+    if rule_id in pack.rules:
+        sys.stdout.write(explain_rule(pack.rules[rule_id]))
+        return 0
     sys.stdout.write(rules.explain(rules.get(rule_id)))
     return 0
 

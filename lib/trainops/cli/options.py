@@ -18,7 +18,9 @@ from trainops.report import FORMATS
 F = TypeVar("F", bound=Callable[..., Any])
 
 cluster = click.option(
-    "--cluster", help="Take the Kubernetes version and operators from this cluster in apps/clusters.py."
+    "--cluster",
+    help="Take the Kubernetes version and operators from this cluster in apps/clusters.py. "
+    "Default: the first cluster there, else all known operators on the newest Kubernetes.",
 )
 kubernetes_version = click.option(
     "--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped."
@@ -43,7 +45,7 @@ strict = click.option("--strict", is_flag=True, help="Warnings fail the run too.
 cache_dir = click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Schema cache (default: $TRAINOPS_CACHE_DIR, else .trainops-cache in the repository).",
+    help="Schema cache (default: $TRAINOPS_CACHE_DIR, else the user cache directory, e.g. ~/.cache/trainops).",
 )
 out = click.option(
     "--out",

@@ -22,8 +22,8 @@ class SyncCommand:
 
     Args:
         mirror: read CRD files from this directory instead of their URLs (env ``TRAINOPS_CRD_MIRROR``).
-        catalog: the catalog file; default ``schemas/catalog.yaml`` of the repository.
-        cache_dir: the schema cache; default ``$TRAINOPS_CACHE_DIR``, else ``.trainops-cache``.
+        catalog: the catalog file; default: the one shipped with trainops.
+        cache_dir: the schema cache; default ``$TRAINOPS_CACHE_DIR``, else the user cache directory.
         force: convert even when the cache matches the catalog.
     """
 
@@ -37,12 +37,10 @@ def run_sync(opts: SyncCommand) -> int:
     """Sync the catalog into the cache; prints one summary line on stderr.
 
     Raises:
-        UsageError: no catalog, or the mirror directory does not exist.
+        UsageError: the mirror directory does not exist.
         SchemaError: a source fails to read, its checksum or its conversion.
     """
     catalog = opts.catalog or default_catalog_path()
-    if catalog is None:
-        raise UsageError("no schemas/catalog.yaml here or above; pass --catalog")
     if opts.mirror is not None and not opts.mirror.is_dir():
         raise UsageError(f"--from {opts.mirror}: no such directory")
     entries = load_catalog(catalog)
@@ -109,7 +107,7 @@ def group() -> None:
 @click.option(
     "--catalog",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Catalog file (default: schemas/catalog.yaml).",
+    help="Catalog file (default: the catalog shipped with trainops).",
 )
 @options.cache_dir
 @click.option("--force", is_flag=True, help="Re-convert even when the cache matches the catalog.")

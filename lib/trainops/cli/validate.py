@@ -1,20 +1,21 @@
-"""``trainops validate PATHS...``: strict offline validation of YAML files or directories."""
+"""``trainops validate PATHS...``: strict offline validation of YAML files, directories or stdin."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePath
 from typing import Any
 
 import click
 
 from trainops.cli import options
-from trainops.errors import EXIT_FINDINGS, EXIT_OK
-from trainops.pipeline import check, resolve_target
+from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.pipeline import Text, check, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
@@ -27,14 +28,19 @@ class ValidateCommand:
     """Parsed options of ``trainops validate`` (see ``trainops validate --help``).
 
     Args:
-        paths: files or directories (``*.yaml``/``*.yml``, hidden entries skipped).
+        paths: files or directories (``*.yaml``/``*.yml``, hidden entries skipped); ``-`` is stdin.
         kubernetes_version: target minor; default from the cluster, else the newest shipped.
-        cluster: a cluster of apps/clusters.py giving the minor and installed operators.
+        cluster: a cluster of apps/clusters.py giving the minor and installed operators; default:
+            the first declared cluster, else all known operators (see ``pipeline.resolve_target``).
         unknown_kinds: what a kind with no schema is: ``error``, ``warning`` or ``skip``.
         fmt: report format (``auto`` picks ``github`` inside GitHub Actions).
         strict: warnings fail the run too.
         cache_dir: schema cache directory.
         workers: processes for large inputs; default: the number of CPUs.
+        filename: the name findings in stdin (``-``) carry; default ``<stdin>``.
+        exclude: globs of files to leave out (see :func:`excluded`).
+        summary: print one summary line on stderr.
+        verbose: print the target on stderr.
     """
 
     paths: tuple[str, ...]
@@ -45,6 +51,36 @@ class ValidateCommand:
     strict: bool = False
     cache_dir: Path | None = None
     workers: int | None = None
+    filename: str | None = None
+    exclude: tuple[str, ...] = ()
+    summary: bool = False
+    verbose: bool = False
+
+
+#: The path that means standard input.
+STDIN = "-"
+
+
+def excluded(path: str, globs: Sequence[str]) -> bool:
+    """Whether ``path`` matches one of ``globs``: a glob matches the whole path or any trailing part
+    of it (``fnmatch``: ``*`` also matches ``/``), so ``kustomization.yaml``, ``charts/*`` and
+    ``*.tmpl.yaml`` work wherever the file is found."""
+    parts = PurePath(path).parts
+    tails = [PurePath(path).as_posix(), *("/".join(parts[i:]) for i in range(1, len(parts)))]
+    return any(fnmatchcase(tail, glob) for glob in globs for tail in tails)
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8 text.
+
+    Raises:
+        UsageError: stdin is not UTF-8.
+    """
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"stdin: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 @contextmanager
@@ -76,20 +112,40 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
 
 
 def run_validate(opts: ValidateCommand) -> int:
-    """Validate and print the report; return 0 (clean), 1 (findings) or raise for usage errors."""
+    """Validate and print the report; return 0 (clean), 1 (findings) or raise for usage errors.
+
+    Raises:
+        UsageError: a path does not exist; ``--filename`` without ``-``; stdin is not UTF-8.
+    """
     apply_memory_limit()  # untrusted input: running out of memory is a finding, not a crash
-    files = expand_paths(opts.paths)
+    from_stdin = STDIN in opts.paths
+    if opts.filename is not None and not from_stdin:
+        raise UsageError("--filename names standard input: pass - as a path too")
+    found = expand_paths([p for p in opts.paths if p != STDIN]) if len(opts.paths) > int(from_stdin) else []
+    files = [f for f in found if not excluded(f, opts.exclude)]
     target = resolve_target(opts.kubernetes_version, opts.cluster, opts.cache_dir or default_cache_dir())
+    if opts.verbose:
+        print(f"trainops: target: {target.summary()}", file=sys.stderr)
+    inputs: list[str | Text] = list(files)
+    if from_stdin:
+        inputs.append(Text(opts.filename or "<stdin>", read_stdin()))
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
     with _progress() as progress:
         result = check(
             target,
-            files,
+            inputs,
             ValidateOptions(unknown_kinds=opts.unknown_kinds),
             workers=workers,
             progress=progress,
         )
     sys.stdout.write(render(result, opts.fmt))
+    if opts.summary:
+        skipped = f" ({len(found) - len(files)} excluded)" if opts.exclude else ""
+        print(
+            f"trainops: summary: {result.files} files{skipped}, {result.documents} documents: "
+            f"{result.count('error')} errors, {result.count('warning')} warnings, {result.count('info')} notices",
+            file=sys.stderr,
+        )
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
 
@@ -103,8 +159,22 @@ def run_validate(opts: ValidateCommand) -> int:
     type=click.IntRange(min=1),
     help="Processes for large inputs (>= 4 MiB). Default: the number of CPUs.",
 )
+@click.option("--filename", help="Name findings in stdin (-) carry. Default: <stdin>.")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Leave out files whose path, or any trailing part of it, matches GLOB (repeatable), "
+    "e.g. --exclude 'charts/*' --exclude kustomization.yaml.",
+)
+@click.option("--summary", is_flag=True, help="Print a summary line (files, documents, findings) on stderr.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the target validated against on stderr.")
 def command(**kwargs: Any) -> None:
-    """Validate YAML files or directories against Kubernetes and CRD schemas, strictly.
+    """Validate YAML files, directories or stdin (-) against Kubernetes and CRD schemas, strictly.
+
+    The target is --cluster's, else the first cluster of apps/clusters.py, else all known operators
+    on the newest Kubernetes (outside a trainops repository). Render Helm charts first:
+    helm template CHART | trainops validate -
 
     Exit 0 when clean, 1 when a document is invalid, 2 on usage errors.
     """

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trainops.cluster import Cluster
+from trainops.constructs._core.argocd import run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
@@ -148,7 +149,11 @@ class DataPrepJob(ObjectConstruct):
                 _KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1
             )
         self._name = run_once_name(base, spec)
-        self.emit_object({"spec": spec}, labels=queue_labels(_KIND, cluster, queue, None))
+        self.emit_object(
+            {"spec": spec},
+            labels=queue_labels(_KIND, cluster, queue, None),
+            annotations=run_once_annotations(),
+        )
 
     @property
     def source(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.props import require_whole
 from trainops.kinds import REPLICA_SPECS_FIELD, group_kind, pod_templates
@@ -268,7 +268,7 @@ class Experiment(ObjectConstruct):
         spec["trialTemplate"] = self._trial_template(trial_spec, mapping, names, primary_container)
         self._trial_kind = str(trial_spec["kind"])
         self._name = run_once_name(base, spec)
-        self.emit_object({"spec": spec}, annotations=argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]))
+        self.emit_object({"spec": spec}, annotations=run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]))
 
     @property
     def trial_kind(self) -> str:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 from cdk8s import ApiObject, JsonPatch
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
@@ -440,7 +440,7 @@ class KubeflowJob(ObjectConstruct):
         self._name = run_once_name(self._base_name, spec)
         metadata: dict[str, Any] = {
             "name": self._name,
-            "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
+            "annotations": run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
         }
         labels = {**self._labels, **self._queue_labels}
         if labels:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from cdk8s import ApiObject, JsonPatch
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
+from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
@@ -192,7 +192,7 @@ class TrainJob(ObjectConstruct):
         self._name = run_once_name(self._base_name, spec)
         metadata: dict[str, Any] = {
             "name": self._name,
-            "annotations": argocd_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
+            "annotations": run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
         }
         if self._labels:
             metadata["labels"] = dict(self._labels)

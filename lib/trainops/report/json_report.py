@@ -35,4 +35,6 @@ def render_json(result: Result) -> str:
         "warnings": result.count("warning"),
         "findings": [_as_dict(f) for f in result.sorted()],
     }
+    if result.target is not None:
+        payload["target"] = dict(result.target)
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
-
 from trainops.findings import Finding, Result
 from trainops.report.text import text_line
 
 
 def render_junit(result: Result) -> str:
     """JUnit XML: one test case per file, failures for error findings."""
+    from xml.sax.saxutils import escape, quoteattr  # here: it imports urllib (start-up of every command)
+
     by_file: dict[str, list[Finding]] = {}
     for finding in result.sorted():
         by_file.setdefault(finding.file, []).append(finding)

@@ -67,6 +67,7 @@ def render_sarif(result: Result) -> str:
                     }
                 },
                 "results": results,
+                **({"properties": {"target": dict(result.target)}} if result.target is not None else {}),
             }
         ],
     }

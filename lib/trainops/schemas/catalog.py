@@ -1,4 +1,5 @@
-"""The CRD catalog (``schemas/catalog.yaml``) and where the converted schemas are cached."""
+"""The CRD catalog (``catalog.yaml`` beside this module, shipped as package data) and where the
+converted schemas are cached (the user cache directory, see :func:`default_cache_dir`)."""
 
 from __future__ import annotations
 
@@ -61,30 +62,30 @@ class CatalogEntry:
     license: str
 
 
-def find_root(start: Path | None = None) -> Path | None:
-    """The nearest directory at or above ``start`` (default: cwd) holding ``schemas/catalog.yaml``."""
-    here = (start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / "schemas" / "catalog.yaml").is_file():
-            return candidate
-    return None
+#: The CRD catalog shipped inside the package (package data), used wherever trainops runs.
+PACKAGED_CATALOG = Path(__file__).with_name("catalog.yaml")
 
 
-def default_catalog_path() -> Path | None:
-    """``schemas/catalog.yaml`` of the enclosing trainops repository, if any."""
-    root = find_root()
-    return root / "schemas" / "catalog.yaml" if root else None
+def default_catalog_path() -> Path:
+    """The catalog shipped with the package: ``trainops/schemas/catalog.yaml``.
+
+    It is package data, so ``trainops schemas sync`` works from any directory, inside a
+    repository or not (``--catalog`` picks another file).
+    """
+    return PACKAGED_CATALOG
 
 
 def default_cache_dir() -> Path:
-    """Schema cache: ``$TRAINOPS_CACHE_DIR``, else ``<repo>/.trainops-cache``, else ``~/.cache/trainops``."""
+    """Schema cache: ``$TRAINOPS_CACHE_DIR`` when set (and not empty), else the user cache directory
+    of ``trainops`` (``platformdirs.user_cache_dir``: ``$XDG_CACHE_HOME/trainops`` or
+    ``~/.cache/trainops`` on Linux, ``~/Library/Caches/trainops`` on macOS), whatever the working
+    directory; ``--cache-dir`` overrides both in the commands."""
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
-    root = find_root()
-    if root is not None:
-        return root / ".trainops-cache"
-    return Path.home() / ".cache" / "trainops"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("trainops", appauthor=False))
 
 
 def load_catalog(path: Path) -> list[CatalogEntry]:

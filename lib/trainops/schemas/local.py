@@ -1,4 +1,5 @@
-"""The project's own schemas for kinds whose upstream CRD validates nothing (``schemas/local/``).
+"""The project's own schemas for kinds whose upstream CRD validates nothing (``local/`` beside this
+module, shipped as package data).
 
 Katib's Experiment CRD, for example, is ``type: object`` with ``x-kubernetes-preserve-unknown-fields``
 at the root, so a typo anywhere in an Experiment reaches the cluster. For such kinds trainops keeps a
@@ -17,20 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from trainops.errors import SchemaError
-from trainops.schemas.catalog import find_root
 
-#: (apiVersion, kind) → file name under ``schemas/local/``.
+#: (apiVersion, kind) → file name under ``local/``.
 LOCAL_SCHEMAS: dict[tuple[str, str], str] = {
     ("kubeflow.org/v1beta1", "Experiment"): "katib-experiment-v1beta1.json",
 }
 
 
 def local_schema_dir() -> Path:
-    """``schemas/local`` of the enclosing trainops repository (found upward from cwd), else the source tree's."""
-    root = find_root()
-    if root is not None and (root / "schemas" / "local").is_dir():
-        return root / "schemas" / "local"
-    return Path(__file__).resolve().parents[3] / "schemas" / "local"
+    """``local/`` beside this module: the project's own schemas, shipped as package data."""
+    return Path(__file__).with_name("local")
 
 
 def load_local_schema(api_version: str, kind: str) -> dict[str, Any] | None:

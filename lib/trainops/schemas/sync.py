@@ -1,6 +1,6 @@
 """``trainops schemas sync``: fetch catalog CRDs, verify checksums, convert, write the cache.
 
-Cache layout (git-ignored, default ``.trainops-cache/``)::
+Cache layout (default: the user cache directory, see ``catalog.default_cache_dir``)::
 
     schemas/index.json                       catalog digest + one entry per (apiVersion, kind)
     schemas/crds/<group>/<version>/<Kind>.<operator>.json

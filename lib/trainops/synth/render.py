@@ -76,15 +76,23 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
 
 
 def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
-    """Render every (cluster, app) pair, optionally for one cluster only."""
+    """Render every (cluster, app) pair, optionally for one cluster only, then the Argo CD objects
+    of each cluster (``<cluster>/argocd``, :func:`trainops.synth.delivery.deliver`)."""
+    from trainops.synth.delivery import deliver
+
     clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
+    results = [result for target in clusters for result in render_cluster(project, target)]
+    return results + deliver(project, clusters, results, render_cluster)
+
+
+def render_cluster(project: Project, target: Cluster) -> list[AppResult]:
+    """Render every app that targets ``target``, in declaration order."""
     results = []
-    for target in clusters:
-        for app_def in project.apps.values():
-            if not app_def.targets(target):
-                continue
-            start = time.perf_counter()
-            objects = render_objects(app_def, target)
-            files = {name: dump_document(obj) for name, obj in objects.items()}
-            results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
+    for app_def in project.apps.values():
+        if not app_def.targets(target):
+            continue
+        start = time.perf_counter()
+        objects = render_objects(app_def, target)
+        files = {name: dump_document(obj) for name, obj in objects.items()}
+        results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
     return results

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
-from trainops.findings import Finding, Issue, Level, Result, json_path
+from trainops.findings import Finding, Issue, Level, Result
 from trainops.rules import RuleInfo, register
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.checks import CHECKS
@@ -22,8 +21,9 @@ from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
 from trainops.validate.nulls import prune_known_nulls
-from trainops.yaml.load import YAML, Document, stream_text
+from trainops.yaml.load import YAML, Document, locate_issues, stream_text
 from trainops.yaml.source import read_source
+from trainops.yaml.template import template_hint
 
 __all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
 
@@ -71,7 +71,8 @@ def validate_text(
     line_offset: int = 0,
     index_offset: int = 0,
 ) -> None:
-    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``."""
+    """Validate the documents of ``text`` one at a time, adding findings and counts to ``result``;
+    a Helm template gets a hint to render it first (:func:`~trainops.yaml.template.template_hint`)."""
     for item in stream_text(text, path, line_offset=line_offset, index_offset=index_offset):
         if isinstance(item, Finding):
             result.findings.append(item)
@@ -80,6 +81,10 @@ def validate_text(
         elif item.data is not None:
             result.documents += 1
             result.extend(validate_guarded(item, registry, options))
+
+    hint = template_hint(text, path, line_offset=line_offset)
+    if hint is not None:
+        result.findings.append(hint)
 
 
 def validate_guarded(document: Document, registry: SchemaRegistry, options: ValidateOptions) -> list[Finding]:
@@ -112,16 +117,16 @@ def validate_document(
     raws: list[Issue] = [*document.problems]
     if not isinstance(data, dict):
         raws.append(Issue((), f"document is not a mapping (got {type_name(data)})", YAML.id, None))
-        return _locate(document, raws, {})
+        return locate_issues(document, raws, {})
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if api_version is None and kind is None:
         raws.append(Issue((), "not a Kubernetes object: no apiVersion and no kind", SCHEMA.id, "required"))
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     for field_name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
             raws.append(Issue((field_name,), f"missing or empty {field_name}", SCHEMA.id, "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     schema = registry.get(api_version, kind)
     operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
     deprecations = _deprecations(api_version, kind, registry.core.minor, operators)
@@ -139,14 +144,14 @@ def validate_document(
                     level,
                 )
             )
-        return _locate(document, raws, data)
+        return locate_issues(document, raws, data)
     if schema.openapi is not None:
         prune_known_nulls(data, schema.openapi)
     context = DocumentContext(data, api_version, kind, schema, registry, options)
     for check in CHECKS:
         context.found.extend(check.run(context))
     raws.extend(context.found)
-    return _locate(document, raws, data)
+    return locate_issues(document, raws, data)
 
 
 @lru_cache(maxsize=1024)
@@ -167,44 +172,3 @@ def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry)
         return f"{api_version} {kind} is served by {', '.join(missing)}, which the target cluster does not run{also}"
     hint = "" if registry.has_crds else "; no CRD schemas cached (run `trainops schemas sync`)"
     return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
-
-
-def _locate(document: Document, raws: list[Issue], data: Any) -> list[Finding]:
-    if not raws:
-        return []
-    raws = list(dict.fromkeys(raws))  # the same error reached through several schema branches
-    metadata = data.get("metadata") if isinstance(data, dict) else None
-    metadata = metadata if isinstance(metadata, dict) else {}
-    api_version = data.get("apiVersion") if isinstance(data, dict) else None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    name = metadata.get("name") or metadata.get("generateName")
-    namespace = metadata.get("namespace")
-    findings = []
-    for raw in raws:
-        line, column = document.locate(raw.parts)
-        findings.append(
-            Finding(
-                rule=raw.rule,
-                level=raw.level,
-                message=_one_line(raw.message),
-                file=document.file,
-                line=line,
-                column=column,
-                document=document.index,
-                api_version=_one_line(api_version) if isinstance(api_version, str) else None,
-                kind=_one_line(kind) if isinstance(kind, str) else None,
-                namespace=_one_line(namespace) if isinstance(namespace, str) else None,
-                name=_one_line(name) if isinstance(name, str) else None,
-                path=_one_line(json_path(raw.parts)),
-                keyword=raw.keyword,
-            )
-        )
-    return findings
-
-
-def _one_line(message: str) -> str:
-    """Text quoting values from the document (messages, kinds, names) stays one printable line:
-    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped."""
-    if message.isprintable():
-        return message
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)

@@ -9,11 +9,9 @@ tunes the garbage collector for streaming validation in any process.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 from trainops.errors import UsageError
@@ -24,6 +22,7 @@ from trainops.validate.engine import validate_guarded
 from trainops.yaml.fast import silence_stderr
 from trainops.yaml.load import stream_text
 from trainops.yaml.source import decode, path_problem
+from trainops.yaml.template import template_hint
 
 #: Inputs at least this large (bytes, all files together) are validated by several processes.
 PARALLEL_BYTES = 4 << 20
@@ -125,6 +124,9 @@ def _run_unit(unit: Unit) -> _UnitResult:
         elif item.data is not None:
             result.documents += 1
             result.extend(validate_guarded(item, registry, options))
+    hint = template_hint(source.text, unit.path, line_offset=unit.line_offset) if unit.chunk == 0 else None
+    if hint is not None:
+        result.findings.append(hint)
     return _UnitResult(unit, result.findings, result.documents, nodes, stopped, False)
 
 
@@ -144,6 +146,9 @@ def validate_parallel(
     Args:
         progress: called as ``progress(done_units, total_units)`` after each unit.
     """
+    import multiprocessing  # here, not at module level: most runs never fork (start-up)
+    from concurrent.futures import ProcessPoolExecutor
+
     global _WORKER
     units: list[Unit] = []
     unreadable: dict[str, Finding] = {}

@@ -9,7 +9,8 @@ JSON about three times faster. Its typing is YAML 1.2, while the API server read
   ``True``/``NULL`` spellings, legacy octal ``0755``, hex, binary, base-60, ``+1``, ``1_000``,
   ``.inf``/``.nan``, exponents without a dot), looked for in rapidyaml's JSON output;
 * no anchors, aliases, merge keys or tags (``&``, ``*``, ``<<``, ``!``);
-* no duplicate keys (checked while JSON objects are built);
+* no duplicate keys (checked while JSON objects are built), except where :func:`fast_document`
+  can name the path of every duplicate (then the last value wins, as in the PyYAML path);
 * a final line break (a block scalar at the very end of a file is chomped differently).
 
 Anything else, and anything rapidyaml or the JSON step rejects, returns ``None`` and the caller
@@ -102,6 +103,24 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+#: Mappings with duplicate keys met while :func:`fast_document` builds one document: (mapping, keys
+#: repeated, once per later occurrence).
+_DUPLICATES: list[tuple[dict[str, Any], list[str]]] = []
+
+
+def _object_recording(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        repeated = []
+        for key, _ in pairs:
+            if key in seen:
+                repeated.append(key)
+            seen.add(key)
+        _DUPLICATES.append((result, repeated))
+    return result
+
+
 class _Duplicate(ValueError):
     """A mapping with a duplicate key: the PyYAML path reports it with its position."""
 
@@ -131,40 +150,78 @@ def fast_value(chunk: str) -> tuple[bool, Any]:
 
     Returns:
         ``(True, value)`` when the fast path applies (``value`` is ``None`` for an empty
-        document), or ``(False, None)`` when the caller must use the PyYAML path.
+        document), or ``(False, None)`` when the caller must use the PyYAML path (also for
+        duplicate keys: see :func:`fast_document`).
     """
+    fast, value, duplicates = fast_document(chunk)
+    return (True, value) if fast and not duplicates else (False, None)
+
+
+#: A duplicate key: (JSON path of the mapping holding it, the key), once per later occurrence.
+Duplicate = tuple[tuple[str | int, ...], str]
+
+
+def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
+    """:func:`fast_value`, also for documents with duplicate keys: ``(True, value, duplicates)``
+    where the last value of a repeated key wins (as the PyYAML path builds it) and ``duplicates``
+    names each repeated key with the path of its mapping; ``(False, None, [])`` when the caller
+    must use the PyYAML path (also when a duplicate sits inside a value that a later duplicate
+    replaced: its path is not in the result)."""
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
-        return False, None
+        return False, None, []
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
-        return False, None
+        return False, None, []
     if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
-        return False, None
+        return False, None, []
     if (
         "&" in chunk or "*" in chunk or "!" in chunk or "@" in chunk or "`" in chunk
     ) and _NODE_PROPERTY.search(chunk):
-        return False, None
+        return False, None, []
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))
     except Exception:  # rapidyaml rejects it: PyYAML reports the error with its position
-        return False, None
+        return False, None, []
     root = tree.root_id()
     doc = tree.first_child(root) if tree.is_stream(root) else root
     if doc == ryml.NONE:
-        return True, None
+        return True, None, []
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
-        return True, None
+        return True, None, []
     try:
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
-        return False, None
+        return False, None, []
     if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
-        return False, None
+        return False, None, []
+    _DUPLICATES.clear()
     try:
-        value = json.loads(text, object_pairs_hook=_object, parse_float=_float)
-    except ValueError:  # duplicate keys, exponent floats, or a scalar JSON cannot hold (e.g. 1.)
-        return False, None
-    return True, value
+        value = json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)
+    except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
+        return False, None, []
+    if not _DUPLICATES:
+        return True, value, []
+    duplicates = _duplicate_paths(value)
+    _DUPLICATES.clear()
+    if duplicates is None:
+        return False, None, []
+    return True, value, duplicates
+
+
+def _duplicate_paths(value: Any) -> list[Duplicate] | None:
+    """Paths of the mappings recorded in :data:`_DUPLICATES`, or ``None`` if one is not in ``value``."""
+    wanted = {id(mapping): keys for mapping, keys in _DUPLICATES}
+    found: list[Duplicate] = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key in wanted.pop(id(node), []):
+                found.append((path, key))
+            stack.extend((item, (*path, key)) for key, item in node.items())
+        elif isinstance(node, list):
+            stack.extend((item, (*path, index)) for index, item in enumerate(node))
+    return None if wanted else sorted(found, key=lambda d: (len(d[0]), str(d)))
 
 
 _BUFFER = bytearray(1 << 16)
@@ -196,9 +253,10 @@ def _quiet_parse(data: bytes) -> Any:
         os.close(saved)
 
 
-def iter_fast(text: str) -> Iterator[tuple[Chunk, bool, Any]] | None:
-    """``(chunk, fast, value)`` for each document of ``text``, or ``None`` if it cannot be split."""
+def iter_fast(text: str) -> Iterator[tuple[Chunk, bool, Any, list[Duplicate]]] | None:
+    """``(chunk, fast, value, duplicates)`` for each document of ``text`` (see :func:`fast_document`),
+    or ``None`` if it cannot be split."""
     chunks = split_documents(text)
     if chunks is None:
         return None
-    return ((chunk, *fast_value(chunk.text)) for chunk in chunks)
+    return ((chunk, *fast_document(chunk.text)) for chunk in chunks)

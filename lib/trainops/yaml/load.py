@@ -30,7 +30,8 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
 from trainops.yaml import limits
-from trainops.yaml.fast import fast_value, split_documents
+from trainops.yaml.fast import fast_document, split_documents
+from trainops.yaml.locate import locate_in_text
 
 YAML = register(
     RuleInfo(
@@ -113,8 +114,14 @@ class Document:
         """1-based (line, column) of the node at ``parts``, or of its deepest existing ancestor.
 
         For a mapping entry the position of its key is returned (where a reader looks for
-        ``field:``); for a sequence item, the item's own position.
+        ``field:``); for a sequence item, the item's own position. Fast-path documents are read
+        line by line when they are in plain block style (:mod:`trainops.yaml.locate`, the same
+        answer without composing a node tree); the rest are composed.
         """
+        if self.node is None and self.text is not None:
+            position = locate_in_text(self.text, parts)
+            if position is not None:
+                return position[0] + 1 + self.line_offset, position[1] + 1
         node: yaml.Node = self._node()
         mark = node.start_mark
         for part in parts:
@@ -135,6 +142,59 @@ class Document:
             else:
                 break
         return int(mark.line) + 1 + self.line_offset, int(mark.column) + 1
+
+
+def one_line(text: str) -> str:
+    """Text quoting values from a document (messages, kinds, names, paths) as one printable line:
+    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped, so a
+    finding is one line in every report (found by ``make fuzz``)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None) -> list[Finding]:
+    """Turn ``issues`` of one document into findings with file, line, column and object identity.
+
+    The one place positions are added, for validation checks and policy rules alike. Identical
+    issues (the same error reached through several schema branches) are reported once.
+
+    Args:
+        document: the document the issues were found in.
+        issues: what the checks returned, in order.
+        data: the document's value to take apiVersion/kind/metadata from; default ``document.data``.
+    """
+    if not issues:
+        return []
+    data = document.data if data is None else data
+    unique = list(dict.fromkeys(issues))
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    api_version = data.get("apiVersion") if isinstance(data, dict) else None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    name = metadata.get("name") or metadata.get("generateName")
+    namespace = metadata.get("namespace")
+    findings = []
+    for issue in unique:
+        line, column = document.locate(issue.parts)
+        findings.append(
+            Finding(
+                rule=issue.rule,
+                level=issue.level,
+                message=one_line(issue.message),
+                file=document.file,
+                line=line,
+                column=column,
+                document=document.index,
+                api_version=one_line(api_version) if isinstance(api_version, str) else None,
+                kind=one_line(kind) if isinstance(kind, str) else None,
+                namespace=one_line(namespace) if isinstance(namespace, str) else None,
+                name=one_line(name) if isinstance(name, str) else None,
+                path=one_line(json_path(issue.parts)),
+                keyword=issue.keyword,
+            )
+        )
+    return findings
 
 
 @dataclass
@@ -239,13 +299,17 @@ def stream_text(
             index += 1
             continue
         try:
-            fast, value = fast_value(chunk.text)
+            fast, value, duplicates = fast_document(chunk.text)
         except MemoryError:
             yield _rejected(path, index, offset, _out_of_memory())
             index += 1
             continue
         if fast:
-            yield Document(path, index, value, None, [], offset, chunk.text)
+            problems = [
+                Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
+                for parts, key in duplicates
+            ]
+            yield Document(path, index, value, None, problems, offset, chunk.text)
             index += 1
             continue
         for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index, bounded=True):
@@ -455,6 +519,11 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
         return None
 
 
+def duplicate_message(key: str) -> str:
+    """The message of a duplicate mapping key (both loading paths use it)."""
+    return f'duplicate key "{key}" (the API server rejects duplicate fields)'
+
+
 class _Builder:
     """Construct plain values from composed nodes, recording duplicate keys and YAML 1.1 traps.
 
@@ -542,7 +611,7 @@ class _Builder:
             else:
                 key = _key(key_node)
             if key in out:
-                message = f'duplicate key "{key}" (the API server rejects duplicate fields)'
+                message = duplicate_message(key)
                 self._found.append((key_node, message, "duplicate-key", "error"))
             out[key] = build(value_node)
         if merged:

@@ -77,6 +77,8 @@ RULE = register(
     )
 )
 KUBERNETES = "kubernetes"
+#: The keyword of the "superseded by Kubeflow Trainer v2" notice (the pipeline shows it once per run).
+SUPERSEDED = "superseded"
 
 Version = tuple[int, ...]
 """A release as integers: ``(1, 25)`` for Kubernetes 1.25, ``(0, 4, 0)`` for v0.4.0."""
@@ -632,8 +634,8 @@ def _operator_issue(
             message = f"{subject} is not served by {label} v2 ({entry.component} {tag} on the target)"
             return _issue(f"{message}; {advice}", entry, "warning")
         if operators is None:
-            message = f"{subject} is superseded by {label} v2"
-            return _issue(f"{message}; consider {advice.removeprefix('use ')}", entry, "info")
+            message = f"{subject} is superseded by {label} v2; consider {advice.removeprefix('use ')}"
+            return Issue(("apiVersion",), f"{message} ({entry.source})", RULE.id, SUPERSEDED, "info")
         return None
     if entry.applies == "installed" and (
         operators is None or not installed or any(other in operators for other in entry.served_by)

@@ -1,0 +1,112 @@
+"""``trainops policy check|list|schema|explain``: the repository's policy rules over YAML files."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from trainops.cli import options
+from trainops.cli.explain import run_explain
+from trainops.errors import EXIT_FINDINGS, EXIT_OK
+from trainops.pipeline import cluster_facts, policy_check, policy_run
+from trainops.policy.config import config_schema_text, load_config
+from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
+from trainops.policy.pack import load_pack
+from trainops.report import render
+from trainops.yaml.load import expand_paths
+
+config_option = click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    help="Policy config (default: policies/config.yaml, else policies/default.yaml).",
+)
+
+
+@dataclass(frozen=True)
+class PolicyCheckOptions:
+    """Parsed options of ``trainops policy check``.
+
+    Args:
+        paths: files or directories; cross-object rules see every document of them at once.
+        config: a policy config file; default: ``policies/config.yaml``, else ``policies/default.yaml``.
+        cluster: take the facts (GPU resources, queues, external objects) from this cluster.
+        facts: take the facts from this YAML file instead (``schemas/local/policy-facts.json``).
+        show_waived: list waived findings too (level ``info``).
+        fmt: report format.
+        strict: warnings fail the run too.
+    """
+
+    paths: tuple[str, ...]
+    config: str | None = None
+    cluster: str | None = None
+    facts: str | None = None
+    show_waived: bool = False
+    fmt: str = "auto"
+    strict: bool = False
+
+
+def run_policy_check(opts: PolicyCheckOptions) -> int:
+    """Run the policies and print the report; return 0 (clean) or 1 (findings that fail the run).
+
+    Raises:
+        UsageError: bad paths, config, cluster or facts file (exit 2).
+    """
+    files = expand_paths(opts.paths)
+    run = policy_run(config=opts.config, cluster=opts.cluster, facts=opts.facts, show_waived=opts.show_waived)
+    named = opts.cluster is not None or opts.facts is not None
+    result = policy_check(files, run, cluster_facts=None if named else cluster_facts)
+    sys.stdout.write(render(result, opts.fmt))
+    return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
+
+
+def run_policy_list(fmt: ListFormat, config: str | None = None) -> int:
+    """Print the rules of the pack with their effective levels; return 0."""
+    pack = load_pack()
+    sys.stdout.write(render_list(pack, load_config(pack, config), fmt))
+    return EXIT_OK
+
+
+@click.group("policy")
+def group() -> None:
+    """Policy rules from the repository's policies/ pack."""
+
+
+@group.command("check")
+@click.argument("paths", nargs=-1, required=True)
+@config_option
+@options.cluster
+@click.option("--facts", type=click.Path(dir_okay=False), help="Cluster facts file (instead of --cluster).")
+@click.option("--show-waived", is_flag=True, help="Also list waived findings (level info).")
+@options.report
+def check_command(**kwargs: Any) -> None:
+    """Check YAML files or directories against the policy rules.
+
+    Exit 0 when clean, 1 on error findings (warnings too with --strict), 2 on usage errors.
+    """
+    sys.exit(run_policy_check(PolicyCheckOptions(**kwargs)))
+
+
+@group.command("list")
+@click.option("--format", "-o", "fmt", type=click.Choice(LIST_FORMATS), default="text", show_default=True)
+@config_option
+def list_command(fmt: ListFormat, config: str | None) -> None:
+    """List the rules with their levels (markdown is policies/README.md)."""
+    sys.exit(run_policy_list(fmt, config))
+
+
+@group.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of policy config files (schemas/local/policy-config.json)."""
+    sys.stdout.write(config_schema_text(load_pack()))
+    sys.exit(EXIT_OK)
+
+
+@group.command("explain")
+@click.argument("rule_id", metavar="RULE-ID")
+def explain_command(rule_id: str) -> None:
+    """Explain a rule (same as `trainops explain`)."""
+    sys.exit(run_explain(rule_id))

@@ -1,0 +1,276 @@
+"""Helpers for pod-level rules: containers of every pod template, quantities, metadata.
+
+Pod rules iterate :func:`containers` over :func:`trainops.kinds.pod_templates`, so a rule is
+written once for every place a pod spec nests (workloads, Kubeflow replica specs, JobSet, Trainer
+runtimes and overrides, Katib trial templates, KServe components).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+from trainops.kinds import (
+    EMBEDDED_OBJECTS,
+    POD_SPEC_SITES,
+    POD_TEMPLATE_SITES,
+    REPLICA_SPECS_FIELD,
+    TRAINING_JOBS,
+    GroupKind,
+    Parts,
+    PodSite,
+)
+from trainops.kinds import pod_templates as _pod_templates
+from trainops.quantity import QuantityError, parse_quantity
+
+#: Every kind with a pod spec somewhere (the ``KINDS`` of pod-level rules).
+POD_KINDS: Final[frozenset[GroupKind]] = (
+    frozenset(POD_TEMPLATE_SITES) | frozenset(POD_SPEC_SITES) | frozenset(EMBEDDED_OBJECTS)
+)
+#: Owners of training pods: training jobs and Trainer runtimes (Katib trial pods are ``templated``).
+TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
+    ("trainer.kubeflow.org", "TrainingRuntime"),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+}
+#: Container lists of a pod spec, in the order rules report them.
+CONTAINER_FIELDS: Final = ("initContainers", "containers", "ephemeralContainers")
+
+
+@dataclass(frozen=True)
+class Container:
+    """One container of a pod spec.
+
+    Args:
+        site: the pod spec it belongs to.
+        field: ``containers``, ``initContainers`` or ``ephemeralContainers``.
+        index: position in that list.
+        spec: the container mapping.
+    """
+
+    site: PodSite
+    field: str
+    index: int
+    spec: dict[str, Any]
+
+    @property
+    def parts(self) -> Parts:
+        """Path of the container."""
+        return (*self.site.parts, self.field, self.index)
+
+    @property
+    def name(self) -> str:
+        """The container's name (``"?"`` when missing)."""
+        name = self.spec.get("name")
+        return name if isinstance(name, str) else "?"
+
+    def at(self, *parts: str | int) -> Parts:
+        """Path of a field below the container."""
+        return (*self.parts, *parts)
+
+    def get(self, *keys: str) -> Any:
+        """The value at ``keys`` below the container, ``None`` when absent or not a mapping on the way."""
+        return dig(self.spec, *keys)
+
+
+def is_training(site: PodSite) -> bool:
+    """Whether a pod spec belongs to a training (job, runtime or Katib trial)."""
+    return site.owner in TRAINING_OWNERS or site.templated
+
+
+def pod_templates(obj: dict[str, Any]) -> list[PodSite]:
+    """Every pod spec of ``obj`` (see :func:`trainops.kinds.pod_templates`)."""
+    return _pod_templates(obj)
+
+
+def containers(site: PodSite, *, ephemeral: bool = True) -> Iterator[Container]:
+    """The containers of a pod spec: init, regular, then ephemeral (unless ``ephemeral=False``)."""
+    for field_name in CONTAINER_FIELDS:
+        if field_name == "ephemeralContainers" and not ephemeral:
+            continue
+        items = site.spec.get(field_name)
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    yield Container(site, field_name, index, item)
+
+
+def all_containers(obj: dict[str, Any], *, ephemeral: bool = True) -> Iterator[Container]:
+    """:func:`containers` of every pod spec of ``obj``."""
+    for site in pod_templates(obj):
+        yield from containers(site, ephemeral=ephemeral)
+
+
+def dig(node: Any, *keys: str | int) -> Any:
+    """``node[k1][k2]...`` or ``None`` when a step is missing or of the wrong type."""
+    for key in keys:
+        if isinstance(key, int):
+            if not isinstance(node, list) or not 0 <= key < len(node):
+                return None
+        elif not isinstance(node, dict):
+            return None
+        node = node[key] if isinstance(key, int) else node.get(key)
+    return node
+
+
+def quantity(value: Any) -> Fraction | None:
+    """A quantity's value (cores, bytes, count), or ``None`` when absent, templated or invalid."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str) and "${" in value:
+        return None
+    try:
+        return parse_quantity(value).value
+    except (QuantityError, ValueError, TypeError):
+        return None
+
+
+def resource(container: Container, section: str, name: str) -> Fraction | None:
+    """``resources.<section>.<name>`` of a container as a number (see :func:`quantity`)."""
+    return quantity(container.get("resources", section, name))
+
+
+def gpu_count(container: Container, gpu_resources: tuple[str, ...]) -> Fraction:
+    """GPUs a container asks for: the larger of its limit and request over ``gpu_resources``."""
+    total = Fraction(0)
+    for name in gpu_resources:
+        values = [resource(container, s, name) for s in ("limits", "requests")]
+        total += max((v for v in values if v is not None), default=Fraction(0))
+    return total
+
+
+def metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj.metadata`` (``{}`` when missing)."""
+    value = obj.get("metadata")
+    return value if isinstance(value, dict) else {}
+
+
+def labels_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """``metadata.labels`` (``{}`` when missing)."""
+    value = metadata_of(obj).get("labels")
+    return value if isinstance(value, dict) else {}
+
+
+def annotations_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """``metadata.annotations`` (``{}`` when missing)."""
+    value = metadata_of(obj).get("annotations")
+    return value if isinstance(value, dict) else {}
+
+
+def templated(value: Any) -> bool:
+    """Whether ``value`` is a Katib ``${trialParameters.X}`` placeholder (checked at trial time)."""
+    return isinstance(value, str) and "${" in value
+
+
+def show(value: Any) -> str:
+    """A value for a message: strings quoted, others as YAML would show them."""
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+#: The container name each Kubeflow v1 operator treats as the training container (kubeflow/trainer
+#: v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``: ``PyTorchJobDefaultContainerName`` and siblings;
+#: mpi-operator v2beta1 uses the first container, v1 ``mpi``).
+TRAINING_CONTAINER: Final[dict[str, str]] = {
+    "PyTorchJob": "pytorch",
+    "TFJob": "tensorflow",
+    "XGBoostJob": "xgboost",
+    "PaddleJob": "paddle",
+    "JAXJob": "jax",
+    "MPIJob": "mpi",
+}
+
+
+@dataclass(frozen=True)
+class Replica:
+    """One replica spec of a Kubeflow v1 job.
+
+    Args:
+        type: the replica type, e.g. ``Worker``.
+        spec: the replica spec mapping (``replicas``, ``restartPolicy``, ``template``).
+        parts: path of the replica spec.
+    """
+
+    type: str
+    spec: dict[str, Any]
+    parts: Parts
+
+    @property
+    def replicas(self) -> int:
+        """``replicas`` (the operators default an unset count to 1)."""
+        value = self.spec.get("replicas", 1)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+    @property
+    def pod(self) -> dict[str, Any]:
+        """The pod spec of the template (``{}`` when missing)."""
+        spec = dig(self.spec, "template", "spec")
+        return spec if isinstance(spec, dict) else {}
+
+
+def replicas_of(obj: dict[str, Any]) -> list[Replica]:
+    """The replica specs of a Kubeflow v1 job (``[]`` for other kinds or a malformed field)."""
+    kind = obj.get("kind")
+    field_name = REPLICA_SPECS_FIELD.get(kind) if isinstance(kind, str) else None
+    specs = dig(obj, "spec", field_name) if field_name else None
+    if not isinstance(specs, dict):
+        return []
+    return [
+        Replica(str(name), spec, ("spec", str(field_name), str(name)))
+        for name, spec in specs.items()
+        if isinstance(spec, dict)
+    ]
+
+
+def main_container(pod: dict[str, Any], kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The training container of a replica's pod: the one named as the operator expects, else the first."""
+    items = pod.get("containers")
+    if not isinstance(items, list):
+        return None
+    indexed = [(i, c) for i, c in enumerate(items) if isinstance(c, dict)]
+    expected = TRAINING_CONTAINER.get(kind)
+    for index, container in indexed:
+        if container.get("name") == expected:
+            return index, container
+    return indexed[0] if indexed else None
+
+
+def tolerates(tolerations: Any, key: str, effect: str, value: str | None) -> bool:
+    """Whether ``tolerations`` tolerate a taint (``ToleratesTaint`` of k8s.io/api core/v1
+    ``toleration.go``: empty key with Exists tolerates everything; empty effect matches all effects)."""
+    for item in tolerations if isinstance(tolerations, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("effect") not in (None, "", effect):
+            continue
+        operator = item.get("operator") or "Equal"
+        if not item.get("key"):
+            if operator == "Exists":
+                return True
+            continue
+        if item.get("key") != key:
+            continue
+        if operator == "Exists" or (operator == "Equal" and (item.get("value") or "") == (value or "")):
+            return True
+    return False
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else ``[]`` (rules never raise on values of the wrong type)."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else ``{}``."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value: Any) -> str | None:
+    """``value`` when it is a string, else ``None`` (for names used as keys)."""
+    return value if isinstance(value, str) else None

@@ -1,0 +1,64 @@
+"""Containers do not run privileged (init and ephemeral containers included).
+
+Why: a privileged container gets every capability and the host's devices; escaping it is owning
+the node and every other job's data on it. GPU access never needs it: the device plugin mounts the
+GPUs.
+
+Options: none.
+
+Default: enabled, level error.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: train}
+    spec:
+      containers:
+      - name: train
+        image: registry.example.com/train:1.0
+        securityContext: {privileged: false}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: train}
+    spec:
+      containers:
+      - name: train
+        image: registry.example.com/train:1.0
+        securityContext: {privileged: true}
+
+Remediation: Remove securityContext.privileged (or set it to false) and grant only the capabilities the container needs.
+
+Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from trainops.findings import Issue, Level
+from trainops.policy.pods import POD_KINDS, all_containers
+from trainops.policy.rule import Context, describe
+from trainops.rules import register
+
+ID = "no-privileged"
+LEVEL: Level = "error"
+KINDS = POD_KINDS
+CONF: dict[str, dict[str, Any]] = {}
+DEFAULT: dict[str, Any] = {}
+RULE = register(describe(ID, LEVEL, __doc__))
+
+
+def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
+    """Each container whose ``securityContext.privileged`` is true."""
+    for container in all_containers(obj):
+        if container.get("securityContext", "privileged") is True:
+            yield Issue(
+                container.at("securityContext", "privileged"),
+                f'container "{container.name}" runs privileged',
+                ID,
+            )

@@ -1,0 +1,134 @@
+"""Each ServiceMonitor selects a rendered Service (PodMonitor: a pod template) in the namespaces it
+watches, and every endpoint port names a port there.
+
+Why: prometheus-operator silently generates no scrape target for a monitor that selects nothing or
+names a port the Service lacks; the dashboards go flat and no alert says why.
+
+Options: none.
+
+Default: enabled, level error.
+
+PASS:
+
+    apiVersion: monitoring.coreos.com/v1
+    kind: ServiceMonitor
+    metadata: {name: serve, namespace: ml}
+    spec:
+      selector: {matchLabels: {app: serve}}
+      endpoints: [{port: http, path: /metrics}]
+    ---
+    apiVersion: v1
+    kind: Service
+    metadata: {name: serve, namespace: ml, labels: {app: serve}}
+    spec:
+      selector: {app: serve}
+      ports: [{name: http, port: 80}]
+
+FAIL:
+
+    apiVersion: monitoring.coreos.com/v1
+    kind: ServiceMonitor
+    metadata: {name: serve, namespace: ml}
+    spec:
+      selector: {matchLabels: {app: serve}}
+      endpoints: [{port: metrics, path: /metrics}]
+    ---
+    apiVersion: v1
+    kind: Service
+    metadata: {name: serve, namespace: ml, labels: {app: serve}}
+    spec:
+      selector: {app: serve}
+      ports: [{name: http, port: 80}]
+
+Remediation: Make the monitor's selector match the Service (or pod) labels and name a port that exists there.
+
+Source: https://prometheus-operator.dev/docs/developer/troubleshooting/#troubleshooting-servicemonitor-changes
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from trainops.findings import Issue, Level
+from trainops.kinds import group_kind
+from trainops.policy.pods import as_list, containers, dig, labels_of, metadata_of
+from trainops.policy.rule import Context, describe
+from trainops.policy.selectors import all_pods, matches
+from trainops.rules import register
+
+ID = "servicemonitor-target"
+LEVEL: Level = "error"
+KINDS = None
+CONF: dict[str, dict[str, Any]] = {}
+DEFAULT: dict[str, Any] = {}
+RULE = register(describe(ID, LEVEL, __doc__))
+
+SERVICE_MONITOR = ("monitoring.coreos.com", "ServiceMonitor")
+POD_MONITOR = ("monitoring.coreos.com", "PodMonitor")
+
+
+def _watches(monitor: dict[str, Any], namespace: Any) -> bool:
+    selector = dig(monitor, "spec", "namespaceSelector")
+    if isinstance(selector, dict) and selector.get("any") is True:
+        return True
+    names = selector.get("matchNames") if isinstance(selector, dict) else None
+    if isinstance(names, list) and names:
+        return namespace in names
+    return bool(namespace == metadata_of(monitor).get("namespace"))
+
+
+def check_all(
+    conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
+) -> Iterator[tuple[int, Issue]]:
+    """Per monitor: selected targets, then each endpoint port among their port names."""
+    pods = list(all_pods(objects))
+    for index, monitor in enumerate(objects):
+        key = group_kind(monitor)
+        if key not in (SERVICE_MONITOR, POD_MONITOR):
+            continue
+        selector = dig(monitor, "spec", "selector")
+        if key == SERVICE_MONITOR:
+            targets = [
+                o
+                for o in objects
+                if group_kind(o) == ("", "Service")
+                and _watches(monitor, metadata_of(o).get("namespace"))
+                and matches(selector, labels_of(o))
+            ]
+            names = {
+                p.get("name")
+                for t in targets
+                for p in (as_list(dig(t, "spec", "ports")))
+                if isinstance(p, dict)
+            }
+            what, endpoints_field = "Service", "endpoints"
+        else:
+            chosen = [p for p in pods if _watches(monitor, p.namespace) and matches(selector, p.labels)]
+            targets = [p.obj for p in chosen]
+            names = {
+                port.get("name")
+                for p in chosen
+                for c in containers(p.site, ephemeral=False)
+                for port in as_list(c.get("ports"))
+                if isinstance(port, dict)
+            }
+            what, endpoints_field = "pod", "podMetricsEndpoints"
+        if not targets:
+            yield (
+                index,
+                Issue(("spec", "selector"), f"{key[1]} selects no {what} in the namespaces it watches", ID),
+            )
+            continue
+        endpoints = dig(monitor, "spec", endpoints_field)
+        for number, endpoint in enumerate(endpoints if isinstance(endpoints, list) else []):
+            port = endpoint.get("port") if isinstance(endpoint, dict) else None
+            if isinstance(port, str) and port not in names:
+                yield (
+                    index,
+                    Issue(
+                        ("spec", endpoints_field, number, "port"),
+                        f'endpoint port "{port}" is not a port name of the selected {what}s ({", ".join(sorted(str(n) for n in names if n))})',
+                        ID,
+                    ),
+                )
