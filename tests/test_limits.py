@@ -248,6 +248,8 @@ def test_data_size_limit_counts_bytes_as_the_api_server(body: str, total: str | 
         "k: {a: :x}\n",
         "k: &\n",
         "k: *\n",
+        "?\n",
+        ":\n",
         "]\n",
         "k: a\rb\n",
     ],

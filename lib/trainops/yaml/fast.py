@@ -52,13 +52,14 @@ _AMBIGUOUS_JSON = re.compile(
 )
 #: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
 #: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
-#: do not. Quoted YAML strings like ``"*"`` match too and only cost a fallback.
-_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]')
+#: do not. Also an empty key (``?`` or ``:`` alone, which rapidyaml reads as ``""``). Quoted YAML
+#: strings like ``"*"`` or ``""`` match too and only cost a fallback.
+_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":')
 _LONE_CR = re.compile(r"\r(?!\n)")
-#: Anchors, aliases and tags, and the reserved indicators ``@`` and backquote (YAML 1.1/1.2 forbid
-#: them at the start of a plain scalar; rapidyaml accepts them): only looked for (with a regex)
-#: when one of the characters occurs.
-_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])[&*!@`]", re.MULTILINE)
+#: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
+#: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
+#: Reserved indicators (``@``, backquote) starting a scalar are caught on the JSON (:data:`_RESERVED_JSON`).
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[&*][ \t]*$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -174,9 +175,7 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
         return False, None, []
     if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
         return False, None, []
-    if (
-        "&" in chunk or "*" in chunk or "!" in chunk or "@" in chunk or "`" in chunk
-    ) and _NODE_PROPERTY.search(chunk):
+    if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
         return False, None, []
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))
