@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from trainops.cluster import Cluster, Taint
+from trainops.cluster import Cluster, ExternalObject, Taint
 
 #: The git repository holding generated/ (Argo CD's source for every cluster).
 REPO_URL = "https://git.example.com/ml/platform.git"
+
+#: The ``release`` label the clusters' Prometheus (kube-prometheus-stack) selects monitors by.
+PROMETHEUS_RELEASE = "kube-prometheus-stack"
+#: Objects every cluster has that trainops does not render: the dataset credentials the platform
+#: team provisions out of band (never in git).
+EXTERNAL = (ExternalObject("Secret", "dataset-s3-readonly", "ml-training"),)
 
 #: The bundled example target: a GPU cluster with NAS file storage (the seed scenarios run on
 #: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
@@ -28,7 +34,8 @@ GPU_PROD = Cluster(
     rdma_resource="rdma/hca",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
-    prometheus_release="kube-prometheus-stack",
+    prometheus_labels={"release": PROMETHEUS_RELEASE},
+    external=EXTERNAL,
     argocd_server="https://gpu-prod.k8s.example.com:6443",
     cluster_class="gpu",
     protected=True,
@@ -68,6 +75,8 @@ GPU_NEXT = Cluster(
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
     argocd_server="https://gpu-next.k8s.example.com:6443",
     repo_url=REPO_URL,
+    prometheus_labels={"release": PROMETHEUS_RELEASE},
+    external=EXTERNAL,
 )
 
 CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_STAGING, GPU_NEXT)

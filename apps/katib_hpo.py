@@ -18,6 +18,14 @@ from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.constructs import Algorithm, Experiment, Objective, Parameter, TrainingJob
 from trainops.constructs._core.base import emit
+from trainops.constructs._core.pod import (
+    container_security_context,
+    gpu_placement,
+    guaranteed_resources,
+    pod_security_context,
+    scratch_volumes,
+)
+from trainops.quantity import parse_quantity
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -27,34 +35,42 @@ TRAIN = ["python", "train.py", "--lr=${trialParameters.lr}", "--batch_size=${tri
 PARAMETERS = [Parameter.double("lr", 0.0001, 0.01), Parameter.integer("batch_size", 64, 256)]
 
 
-def _job_trial(scope: Any) -> None:
-    """The seed's trial: a batch/v1 Job with one GPU (restartPolicy Never)."""
-    emit(
-        scope,
-        {
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "metadata": {"name": "trial"},
-            "spec": {
-                "template": {
-                    "spec": {
-                        "restartPolicy": "Never",
-                        "containers": [
-                            {
-                                "name": "training-container",
-                                "image": IMAGE,
-                                "command": TRAIN,
-                                "resources": {
-                                    "requests": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
-                                    "limits": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
-                                },
-                            }
-                        ],
-                    }
+def _job_trial(cluster: Cluster) -> Any:
+    """The seed's trial: a batch/v1 Job with one GPU (restartPolicy Never), with the secure pod
+    defaults and GPU placement every trainops pod gets."""
+
+    def build(scope: Any) -> None:
+        volumes, mounts = scratch_volumes(shm_size=None, tmp=True)
+        pod = {
+            "restartPolicy": "Never",
+            "automountServiceAccountToken": False,
+            "securityContext": pod_security_context(),
+            "containers": [
+                {
+                    "name": "training-container",
+                    "image": IMAGE,
+                    "command": TRAIN,
+                    "resources": guaranteed_resources(
+                        parse_quantity("4"), parse_quantity("16Gi"), {cluster.gpu_resource: 1}
+                    ),
+                    "securityContext": container_security_context(),
+                    "volumeMounts": mounts,
                 }
+            ],
+            "volumes": volumes,
+            **gpu_placement(cluster),
+        }
+        emit(
+            scope,
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": {"name": "trial"},
+                "spec": {"template": {"spec": pod}},
             },
-        },
-    )
+        )
+
+    return build
 
 
 def build(chart: Chart, cluster: Cluster) -> None:
@@ -67,7 +83,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         "parallel_trials": 3,
         "max_trials": 10,
     }
-    Experiment(chart, "JobTrials", name="large-model-hpo", trial=_job_trial, **common)
+    Experiment(chart, "JobTrials", name="large-model-hpo", trial=_job_trial(cluster), **common)
     Experiment(
         chart,
         "DistributedTrials",

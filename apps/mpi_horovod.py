@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from apps.training_data import NAMESPACE, TRAINING_DATA
+from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import MPIJob
+from trainops.constructs import MPIJob, RunPolicy
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -33,8 +33,10 @@ def build(chart: Chart, cluster: Cluster) -> None:
         gpus_per_worker=1,
         cpu="8",
         memory="32Gi",
+        run_policy=RunPolicy(active_deadline_seconds=24 * 3600),
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
+    job.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")
 
 
 APP = AppDef(

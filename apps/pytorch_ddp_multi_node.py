@@ -46,6 +46,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
     job.mount(TRAINING_OUTPUT, "/output")
+    job.expose_metrics(9090)  # scraped by the training-monitoring PodMonitor
 
 
 APP = AppDef(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from apps.training_data import NAMESPACE, TRAINING_DATA
+from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.constructs import RunPolicy, TFJob
@@ -38,6 +38,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         run_policy=RunPolicy(active_deadline_seconds=12 * 3600),
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
+    job.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")
 
 
 APP = AppDef(

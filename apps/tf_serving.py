@@ -17,17 +17,14 @@ from typing import TYPE_CHECKING
 
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import Autoscaler, DataVolume, ModelServer, ServiceMonitor
+from trainops.constructs import Autoscaler, DataVolume, ModelServer, NetworkPolicy, ServiceMonitor
 
 if TYPE_CHECKING:
     from cdk8s import Chart
 
-#: The label the cluster's Prometheus (kube-prometheus-stack) selects ServiceMonitors by.
-PROMETHEUS_RELEASE = {"release": "kube-prometheus-stack"}
-
 
 def build(chart: Chart, cluster: Cluster) -> None:
-    """Add the model claim, the server, its Service, HPA and ServiceMonitor."""
+    """Add the model claim, the server, its Service, HPA, ServiceMonitor and network policies."""
     models = DataVolume(
         chart,
         "ModelStorage",
@@ -68,7 +65,10 @@ def build(chart: Chart, cluster: Cluster) -> None:
         port="http",
         path="/monitoring/prometheus/metrics",
         interval="30s",
-        labels=PROMETHEUS_RELEASE,
+    )
+    NetworkPolicy.allow_serving(chart, "AllowServing", target=server)
+    NetworkPolicy.allow_scrape(
+        chart, "AllowScrape", cluster=cluster, pod_labels=server.selector_labels, ports=("http",)
     )
 
 

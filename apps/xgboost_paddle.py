@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from apps.training_data import NAMESPACE, TRAINING_DATA
+from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import PaddleJob, XGBoostJob
+from trainops.constructs import PaddleJob, RunPolicy, XGBoostJob
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -35,8 +35,10 @@ def build(chart: Chart, cluster: Cluster) -> None:
         workers=2,
         cpu="4",
         memory="16Gi",
+        run_policy=RunPolicy(active_deadline_seconds=6 * 3600),
     )
     xgb.mount(TRAINING_DATA, "/data", read_only=True)
+    xgb.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")
     paddle = PaddleJob(
         chart,
         "Paddle",
@@ -48,8 +50,10 @@ def build(chart: Chart, cluster: Cluster) -> None:
         gpus_per_replica=2,
         cpu="8",
         memory="32Gi",
+        run_policy=RunPolicy(active_deadline_seconds=24 * 3600),
     )
     paddle.mount(TRAINING_DATA, "/data", read_only=True)
+    paddle.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")
 
 
 APP = AppDef(

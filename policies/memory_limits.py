@@ -71,6 +71,8 @@ RULE = register(describe(ID, LEVEL, __doc__))
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """Each container without a memory limit; in training pods, each cpu/memory request != limit."""
     for site in pod_templates(obj):
+        if site.partial:  # resources come from the runtime and spec.trainer.resourcesPerNode
+            continue
         training = is_training(site)
         for container in containers(site, ephemeral=False):
             if container.get("resources", "limits", "memory") is None:

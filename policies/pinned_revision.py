@@ -6,7 +6,8 @@ without a release decision; a tag or SHA makes the deployed state reviewable and
 Options: ``pattern``: regular expression a pinned revision matches (default: a 7-40 hex commit
 SHA, or a version tag like ``v1.2.3``/``1.2.3-rc.1``).
 
-Default: enabled, level error, applies only when the cluster facts say ``protected``.
+Default: enabled, level error, applies only when the cluster facts say ``protected`` (an
+ApplicationSet that selects other clusters by the ``trainops.dev/cluster`` label is not checked).
 
 PASS:
 
@@ -51,10 +52,13 @@ CONF: dict[str, dict[str, Any]] = {"pattern": {"type": "string"}}
 DEFAULT: dict[str, Any] = {"pattern": r"^([0-9a-f]{7,40}|v?[0-9]+(\.[0-9]+){1,2}([-+][0-9A-Za-z.-]+)?)$"}
 RULE = register(describe(ID, LEVEL, __doc__))
 
+#: The label trainops's ApplicationSets select clusters by.
+CLUSTER_LABEL = "trainops.dev/cluster"
+
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """Each source's targetRevision on a protected cluster."""
-    if not ctx.facts.protected:
+    if not ctx.facts.protected or not _targets(obj, ctx.facts.cluster):
         return
     found = app_spec(obj)
     if found is None:
@@ -65,3 +69,36 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         if not isinstance(revision, str) or not pattern.match(revision):
             shown = "unset (HEAD)" if revision in (None, "") else f'"{revision}"'
             yield Issue((*parts, "targetRevision"), f"targetRevision {shown} is not a tag or commit SHA", ID)
+
+
+def _targets(obj: dict[str, Any], cluster: str | None) -> bool:
+    """Whether ``obj`` deploys to ``cluster``: an ApplicationSet whose cluster generators select
+    clusters by the ``trainops.dev/cluster`` label (``In`` values) targets only those; anything else
+    (or unknown facts) is taken to target it."""
+    if cluster is None or obj.get("kind") != "ApplicationSet":
+        return True
+    named: set[str] = set()
+    for generator in _cluster_generators(obj.get("spec", {}).get("generators", [])):
+        selector = generator.get("selector") or {}
+        for expression in selector.get("matchExpressions") or []:
+            if expression.get("key") == CLUSTER_LABEL and expression.get("operator") == "In":
+                named.update(str(v) for v in expression.get("values") or [])
+        label = (selector.get("matchLabels") or {}).get(CLUSTER_LABEL)
+        if isinstance(label, str):
+            named.add(label)
+    return not named or cluster in named
+
+
+def _cluster_generators(generators: Any) -> list[dict[str, Any]]:
+    """Every ``clusters`` generator, also inside ``matrix``/``merge`` generators."""
+    found: list[dict[str, Any]] = []
+    for generator in generators if isinstance(generators, list) else []:
+        if not isinstance(generator, dict):
+            continue
+        if isinstance(generator.get("clusters"), dict):
+            found.append(generator["clusters"])
+        for combiner in ("matrix", "merge"):
+            inner = generator.get(combiner)
+            if isinstance(inner, dict):
+                found.extend(_cluster_generators(inner.get("generators")))
+    return found

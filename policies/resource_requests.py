@@ -58,6 +58,8 @@ RULE = register(describe(ID, LEVEL, __doc__))
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """Each (non-ephemeral) container missing a cpu or memory request (and the matching limit)."""
     for container in all_containers(obj, ephemeral=False):
+        if container.site.partial:  # resources come from the runtime and spec.trainer.resourcesPerNode
+            continue
         for name in ("cpu", "memory"):
             if (
                 container.get("resources", "requests", name) is None

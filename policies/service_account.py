@@ -53,6 +53,8 @@ RULE = register(describe(ID, LEVEL, __doc__))
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """Per pod spec: no token, or a dedicated account with an explicit mount."""
     for site in pod_templates(obj):
+        if site.partial:  # the runtime's pod spec sets the account
+            continue
         automount = site.spec.get("automountServiceAccountToken")
         if automount is False:
             continue

@@ -103,8 +103,6 @@ class Cluster:
         gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
             or ``None``. Default: ``None``.
         kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
-        prometheus_release: value of the ``release`` label the cluster's Prometheus selects
-            monitors by, or ``None`` when it selects all. Default: ``None``.
         external: objects that exist in the cluster without being rendered (PVCs, Secrets,
             queues, ...), seen by cross-object policy rules. Default: none.
         cluster_class: clusters of one class share one ApplicationSet per team, app class and namespace
@@ -145,7 +143,6 @@ class Cluster:
     spot_node_labels: dict[str, str] = field(default_factory=dict)
     gang_scheduler: str | None = None
     kueue_namespaces: tuple[str, ...] = ()
-    prometheus_release: str | None = None
     external: tuple[ExternalObject, ...] = ()
     cluster_class: str | None = None
     protected: bool = False

@@ -208,6 +208,9 @@ _PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EA
 #: ``pkg/apis/serving/v1beta1/component.go``) and TrainJob pod patches (``podTemplateOverrides[].spec``
 #: up to Trainer v2.2, ``runtimePatches[]...replicatedJobs[].template.spec.template.spec`` from
 #: v2.3; trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``). Policy rules only.
+#: Kinds whose pod-spec sites are patches of a pod spec defined elsewhere (:attr:`PodSite.partial`).
+PATCH_SITES: Final[frozenset[GroupKind]] = frozenset({("trainer.kubeflow.org", "TrainJob")})
+
 POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("serving.kserve.io", "InferenceService"): tuple(("spec", c) for c in _KSERVE_COMPONENTS),
     ("trainer.kubeflow.org", "TrainJob"): (
@@ -260,6 +263,9 @@ class PodSite:
         labels: the template's ``metadata.labels`` (or the Pod's), ``{}`` when none.
         owner: ``(group, kind)`` of the object (or embedded object) the template belongs to.
         templated: inside a Katib trial template, where ``${trialParameters.X}`` placeholders stand.
+        partial: a patch merged into a pod spec defined elsewhere (TrainJob runtime patches: the
+            runtime and ``spec.trainer`` supply resources, service account, image), so what it
+            leaves out is not missing.
     """
 
     parts: Parts
@@ -267,6 +273,7 @@ class PodSite:
     labels: dict[str, Any]
     owner: GroupKind
     templated: bool = False
+    partial: bool = False
 
     @property
     def path(self) -> str:
@@ -311,7 +318,7 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
     for path in POD_SPEC_SITES.get(key, ()):
         for spec, parts in walk(obj, path, base):
             if isinstance(spec, dict):
-                sites.append(PodSite(parts, spec, {}, key, templated))
+                sites.append(PodSite(parts, spec, {}, key, templated, partial=key in PATCH_SITES))
     for path in EMBEDDED_OBJECTS.get(key, ()):
         for nested, parts in walk(obj, path, base):
             _collect(nested, parts, sites, templated=True)

@@ -65,6 +65,8 @@ RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 SERVER_SIDE_DIFF = "ServerSideDiff=true"
 #: Label naming an Application's class (``long-lived`` | ``training``) for ``argocd apps -l``.
 CLASS_LABEL = "trainops.dev/app-class"
+#: Marks a training (run-once) application for the policy pack (``sync-policy``, ``app-finalizer``).
+RUN_ONCE_LABEL = "trainops.dev/run-once"
 #: Label on an Application (and on Argo CD cluster Secrets) naming the trainops cluster.
 CLUSTER_LABEL = "trainops.dev/cluster"
 #: Label on an Application and its AppProject naming the owning team.
@@ -246,7 +248,11 @@ def application_metadata(
     annotations = {COMPARE_OPTIONS: SERVER_SIDE_DIFF}
     if wave is not None:
         annotations[SYNC_WAVE] = str(wave)
-    metadata: dict[str, Any] = {"labels": {**labels, CLASS_LABEL: kind_of_app}, "annotations": annotations}
+    run_once = {RUN_ONCE_LABEL: "true"} if kind_of_app == "training" else {}
+    metadata: dict[str, Any] = {
+        "labels": {**labels, CLASS_LABEL: kind_of_app, **run_once},
+        "annotations": annotations,
+    }
     if kind_of_app == "long-lived":
         metadata["finalizers"] = [RESOURCES_FINALIZER]
     return metadata

@@ -239,6 +239,8 @@ class ReplicaPod:
 
 #: The environment variable that tells training code where checkpoints live.
 CHECKPOINT_ENV = "CHECKPOINT_DIR"
+#: The container port name a PodMonitor scrapes (``expose_metrics``).
+METRICS_PORT_NAME = "metrics"
 
 
 @dataclass(frozen=True)
@@ -250,16 +252,20 @@ class Placement:
         checkpoint_dir: the checkpoint mount path, exported as ``CHECKPOINT_DIR``, or ``None``.
         spot: tolerate the cluster's spot taints and prefer its spot nodes.
         priority_class: the pods' ``priorityClassName`` (scheduling.k8s.io PriorityClass), or ``None``.
+        metrics_port: a container port named ``metrics`` on every training container, or ``None``.
     """
 
     gpu_labels: dict[str, str] = field(default_factory=dict)
     checkpoint_dir: str | None = None
     spot: bool = False
     priority_class: str | None = None
+    metrics_port: int | None = None
 
     def apply(self, cluster: Cluster, obj: dict[str, Any]) -> None:
         """Apply to every pod template of ``obj`` in place (:func:`trainops.kinds.pod_templates`)."""
-        if not (self.gpu_labels or self.checkpoint_dir or self.spot or self.priority_class):
+        if not (
+            self.gpu_labels or self.checkpoint_dir or self.spot or self.priority_class or self.metrics_port
+        ):
             return
         for site in pod_templates(obj):
             pod = site.spec
@@ -271,6 +277,12 @@ class Placement:
             )
             if self.gpu_labels and has_gpu:
                 pod["nodeSelector"] = {**pod.get("nodeSelector", {}), **self.gpu_labels}
+            if self.metrics_port is not None and containers:
+                ports = [p for p in containers[0].get("ports", []) if p.get("name") != METRICS_PORT_NAME]
+                containers[0]["ports"] = [
+                    *ports,
+                    {"name": METRICS_PORT_NAME, "containerPort": self.metrics_port},
+                ]
             if self.checkpoint_dir is not None:
                 for container in containers:
                     env = [e for e in container.get("env", []) if e.get("name") != CHECKPOINT_ENV]
@@ -365,6 +377,11 @@ class KubeflowJob(ObjectConstruct):
     def _spec(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def _waivers(self) -> dict[str, str]:
+        """Policy waivers the construct itself declares, as ``trainops.dev/waive-<rule>`` annotations
+        with their reason (:func:`~trainops.constructs._core.base.waiver`); none by default."""
+        return {}
+
     def _reserved_paths(self) -> list[str]:
         """Mount paths the job's own scratch volumes use (``mount()`` refuses them)."""
         return []
@@ -400,6 +417,20 @@ class KubeflowJob(ObjectConstruct):
                 f"{self.KIND} gpu_type={gpu_type!r}: cluster {self._cluster.name!r} declares no such GPU type (declared: {known})"
             )
         self._placement = replace(self._placement, gpu_labels=dict(labels))
+        self._respec()
+
+    def expose_metrics(self, port: int = 9090) -> None:
+        """Declare a container port named ``metrics`` on the training container of every replica,
+        so a PodMonitor (``port: metrics``) can scrape the job; Prometheus only scrapes declared
+        ports. The name changes with the spec.
+
+        Raises:
+            ValueError: a port outside 1-65535.
+        """
+        number = require_whole(self.KIND, "metrics port", port, minimum=1)
+        if number > 65535:
+            raise ValueError(f"{self.KIND} expose_metrics port={port!r}: must be at most 65535")
+        self._placement = replace(self._placement, metrics_port=number)
         self._respec()
 
     def use_priority_class(self, name: str) -> None:
@@ -440,7 +471,7 @@ class KubeflowJob(ObjectConstruct):
         self._name = run_once_name(self._base_name, spec)
         metadata: dict[str, Any] = {
             "name": self._name,
-            "annotations": run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]),
+            "annotations": {**run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS]), **self._waivers()},
         }
         labels = {**self._labels, **self._queue_labels}
         if labels:

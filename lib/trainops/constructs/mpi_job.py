@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from trainops.cluster import Cluster
-from trainops.constructs._core.base import Construct
+from trainops.constructs._core.base import Construct, waiver
 from trainops.constructs._core.props import require_strings, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
 
@@ -208,6 +208,11 @@ class MPIJob(KubeflowJob):
     def pods(self) -> int:
         """Launcher plus workers."""
         return 1 + self._workers
+
+    def _waivers(self) -> dict[str, str]:
+        if self._launcher.read_only_root:
+            return {}
+        return waiver("read-only-root-fs", "sshd writes its pid file and host keys (mpi-operator workers)")
 
     @property
     def ranks(self) -> int:

@@ -32,8 +32,9 @@ class ServiceMonitor(ObjectConstruct):
         interval: scrape interval as a Prometheus duration. Default: ``"30s"``.
         scrape_timeout: scrape timeout as a Prometheus duration, at most ``interval``.
             Default: Prometheus' global scrape timeout.
-        labels: labels on the ServiceMonitor, e.g. the ``release`` label a Prometheus'
-            ``serviceMonitorSelector`` matches. Default: none.
+        labels: extra labels on the ServiceMonitor, added to (and overriding) the cluster's
+            ``prometheus_labels`` (the ``release`` label its Prometheus' ``serviceMonitorSelector``
+            matches). Default: none.
         name: ServiceMonitor name, a DNS-1123 label. Default: the Service's name.
 
     Raises:
@@ -81,7 +82,10 @@ class ServiceMonitor(ObjectConstruct):
         if namespace is None:
             raise ValueError(f"{_KIND} service={service.name!r}: the Service's Chart has no namespace")
         self._service = service
-        meta_labels = require_labels(_KIND, "labels", labels or {})
+        meta_labels = {
+            **require_labels(_KIND, "cluster.prometheus_labels", cluster.prometheus_labels),
+            **require_labels(_KIND, "labels", labels or {}),
+        }
         metadata: dict[str, Any] = {
             "name": self._name,
             "annotations": argocd_annotations(wave=1, options=[SKIP_DRY_RUN_OPTIONS]),

@@ -74,7 +74,7 @@ class Facts:
             gpu_node_selector=dict(cluster.gpu_node_selector),
             gang_scheduler=cluster.gang_scheduler,
             kueue_namespaces=cluster.kueue_namespaces,
-            prometheus_release=cluster.prometheus_release,
+            prometheus_release=cluster.prometheus_labels.get("release"),
             storage_classes=tuple(sorted(set(cluster.storage_classes.values()))),
             protected=cluster.protected,
             external=cluster.external,

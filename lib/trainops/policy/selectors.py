@@ -90,12 +90,14 @@ class Pods:
 
 def pod_labels(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
     """The template's labels plus those the owning controller adds (Training Operator
-    ``training.kubeflow.org/job-name``/``replica-type``, Job ``job-name``, KServe
+    ``training.kubeflow.org/operator-name``/``job-name``/``replica-type``, Job ``job-name``, KServe
     ``serving.kserve.io/inferenceservice``/``component``)."""
     labels = dict(site.labels)
     name = metadata_of(obj).get("name")
     key = group_kind(obj)
     if key in KUBEFLOW_JOBS and len(site.parts) > 2:
+        # JobController.GenLabels (kubeflow/trainer v1.9 pkg/controller.v1/common/job_controller.go)
+        labels.setdefault("training.kubeflow.org/operator-name", f"{key[1].lower()}-controller")
         labels.setdefault("training.kubeflow.org/job-name", name)
         labels.setdefault("training.kubeflow.org/replica-type", str(site.parts[2]).lower())
     elif key == ("batch", "Job"):

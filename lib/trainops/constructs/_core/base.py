@@ -20,6 +20,7 @@ from cdk8s import ApiObject, JsonPatch  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 __all__ = [
+    "WAIVER_PREFIX",
     "Construct",
     "ObjectConstruct",
     "add_check",
@@ -28,6 +29,7 @@ __all__ = [
     "require_name",
     "run_checks",
     "run_once_name",
+    "waiver",
 ]
 
 
@@ -153,3 +155,18 @@ def run_checks() -> list[str]:
     checks = list(_CHECKS)
     _CHECKS.clear()
     return [message for check in checks for message in check.validate()]
+
+
+#: Annotation prefix of a policy waiver: ``trainops.dev/waive-<rule-id>: "<reason>"`` (DESIGN.md decision 7).
+WAIVER_PREFIX = "trainops.dev/waive-"
+
+
+def waiver(rule_id: str, reason: str) -> dict[str, str]:
+    """The annotation that waives policy rule ``rule_id`` on an object, with its reason.
+
+    Raises:
+        ValueError: an empty reason (an unexplained waiver is itself a policy finding).
+    """
+    if not reason.strip():
+        raise ValueError(f"waiver {rule_id!r}: a reason is required")
+    return {f"{WAIVER_PREFIX}{rule_id}": reason}
