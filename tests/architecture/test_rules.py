@@ -16,6 +16,7 @@ from trainops.validate import engine  # noqa: F401  (registers the validation ru
 from trainops.validate.checks import CHECKS
 
 VALIDATION_RULES = ("yaml", "schema", "unknown-kind", "api-server", "deprecated-api", "cel", "list-map")
+VALIDATION_RULES += ("secret-literal",)
 
 
 @pytest.mark.parametrize("rule_id", VALIDATION_RULES)
@@ -29,7 +30,14 @@ def test_validation_rules_are_registered_and_documented(rule_id: str) -> None:
 def test_every_check_family_is_a_registered_rule() -> None:
     ids = [check.rule.id for check in CHECKS]
     # Several modules contribute API-server checks under the one rule id ``api-server``.
-    assert list(dict.fromkeys(ids)) == ["schema", "api-server", "list-map", "cel", "deprecated-api"]
+    assert list(dict.fromkeys(ids)) == [
+        "schema",
+        "api-server",
+        "list-map",
+        "cel",
+        "deprecated-api",
+        "secret-literal",
+    ]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 
 

@@ -16,6 +16,7 @@ from trainops.project import load_project
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
+from trainops.synth.lock import output_lock
 from trainops.synth.lockfile import hand_edits
 from trainops.synth.partial import render_some
 from trainops.workflow import check_rendered
@@ -51,6 +52,17 @@ class SynthOptions:
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
+    """Run :func:`synth_locked` holding the output root's lock (``.generated.lock``,
+    :func:`~trainops.synth.lock.output_lock`): one synth at a time per output root.
+
+    Raises:
+        UsageError: another synth holds the lock; see :func:`synth_locked`.
+    """
+    with output_lock(opts.out):
+        return synth_locked(opts, root)
+
+
+def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     """Render every app, validate it, and replace ``out/<cluster>`` atomically; print a count line on
     stderr. Nothing is written when validation finds errors (the report goes to stdout, exit 1).
 

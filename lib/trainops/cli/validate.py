@@ -19,6 +19,7 @@ from trainops.pipeline import Text, check, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
+from trainops.yaml.limits import apply_memory_limit
 from trainops.yaml.load import expand_paths
 
 
@@ -116,6 +117,7 @@ def run_validate(opts: ValidateCommand) -> int:
     Raises:
         UsageError: a path does not exist; ``--filename`` without ``-``; stdin is not UTF-8.
     """
+    apply_memory_limit()  # untrusted input: running out of memory is a finding, not a crash
     from_stdin = STDIN in opts.paths
     if opts.filename is not None and not from_stdin:
         raise UsageError("--filename names standard input: pass - as a path too")

@@ -81,6 +81,11 @@ def core_versions() -> dict[int, Path]:
     return dict(sorted(out.items()))
 
 
+#: Names that can be a built-in kind or apiVersion (anything else is not looked up on disk).
+_SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
+_SAFE_API_VERSION = re.compile(r"(?:[a-z0-9][a-z0-9.-]{0,62}/)?v[0-9][a-z0-9]{0,15}")
+
+
 def newest_kubernetes_version() -> str:
     """The newest Kubernetes minor with shipped schemas, as ``"1.N"``."""
     return f"1.{max(core_versions())}"
@@ -132,7 +137,13 @@ class CoreSchemas:
         return hashlib.sha256(data + BUNDLE_FORMAT.encode()).hexdigest()
 
     def _bundle_path(self, api_version: str, kind: str) -> Path | None:
-        if self.cache_dir is None:
+        # apiVersion and kind come from the document: only names that can be built-in kinds make a
+        # file name (no '/', '..', NUL or over-long names from untrusted input reach the file system).
+        if (
+            self.cache_dir is None
+            or not _SAFE_NAME.fullmatch(kind)
+            or not _SAFE_API_VERSION.fullmatch(api_version)
+        ):
             return None
         name = f"{api_version.replace('/', '_')}_{kind}.json"
         return self.cache_dir / "compiled" / f"core-1.{self.minor}-{self.digest[:16]}" / name

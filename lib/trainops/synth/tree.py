@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from trainops.atomic import normalise_modes, staged_directory
+from trainops.atomic import atomic_write, normalise_modes, staged_directories
 from trainops.errors import UsageError
 from trainops.synth.lockfile import lock_file
 from trainops.synth.render import AppResult
@@ -23,27 +23,41 @@ def tree_for(results: Sequence[AppResult]) -> dict[str, str]:
 
 
 def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None:
-    """Replace ``out/<cluster>`` for each cluster with the files of ``tree``, atomically per cluster.
+    """Replace ``out/<cluster>`` for each cluster with the files of ``tree``, all clusters or none.
 
-    Each cluster directory is written in full to a temporary sibling and renamed into place, so a
-    failure never leaves a half-written ``generated/``. Paths are confined to ``out``.
+    Every cluster directory is written in full to a temporary sibling (each file through a temporary
+    file and a rename, :func:`~trainops.atomic.atomic_write`), then all are swapped into place
+    together with interrupts held (:func:`~trainops.atomic.staged_directories`): an exception or
+    Ctrl-C at any point leaves ``out`` exactly as it was. Paths are confined to ``out``: every part
+    of a path must be a plain file or directory name, whatever an object's name is.
 
     Raises:
-        UsageError: a path in ``tree`` escapes ``out``.
+        UsageError: a cluster name or a path in ``tree`` is not a plain relative path inside ``out``.
     """
     root = out.resolve()
-    for cluster in sorted(set(clusters)):
-        with staged_directory(root / cluster) as staging:
+    names = sorted(set(clusters))
+    for cluster in names:
+        _check_relative(out, cluster)
+    with staged_directories([root / cluster for cluster in names]) as stagings:
+        for cluster, staging in zip(names, stagings, strict=True):
             base = staging.resolve()
             for rel, text in tree.items():
                 if not rel.startswith(f"{cluster}/"):
                     continue
+                _check_relative(out, rel)
                 target = (staging / rel[len(cluster) + 1 :]).resolve()
                 if not target.is_relative_to(base):
                     raise UsageError(f"refusing to write outside {out}: {rel}")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(text.encode("utf-8"))
+                atomic_write(target, text.encode("utf-8"))
             normalise_modes(staging)
+
+
+def _check_relative(out: Path, rel: str) -> None:
+    """Refuse a path that is absolute, has empty, ``.`` or ``..`` parts, or control characters."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") or not p.isprintable() or "\\" in p for p in parts):
+        raise UsageError(f"refusing to write outside {out}: {rel!r} is not a plain relative path")
 
 
 def read_tree(out: Path, clusters: Iterable[str]) -> dict[str, str]:

@@ -21,7 +21,8 @@ from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
 from trainops.validate.nulls import prune_known_nulls
-from trainops.yaml.load import YAML, Document, locate_issues, read_text, stream_text
+from trainops.yaml.load import YAML, Document, locate_issues, stream_text
+from trainops.yaml.source import read_source
 from trainops.yaml.template import template_hint
 
 __all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
@@ -44,14 +45,19 @@ UNKNOWN_KIND = register(
 def validate_files(files: Sequence[str], registry: SchemaRegistry, options: ValidateOptions) -> Result:
     """Validate every document of every file; see the module docstring for the checks.
 
+    A file that cannot be read as YAML text (binary, not UTF-8, a symlink loop or out of the
+    repository) is a ``yaml`` finding; the other files are still validated.
+
     Raises:
-        UsageError: a file cannot be read.
         SchemaError: a cached schema is unreadable.
     """
     result = Result()
     for path in files:
         result.files += 1
-        validate_text(read_text(path), path, registry, options, result)
+        source = read_source(path)
+        result.extend(source.findings)
+        if source.text is not None:
+            validate_text(source.text, path, registry, options, result)
     return result
 
 
@@ -70,12 +76,37 @@ def validate_text(
     for item in stream_text(text, path, line_offset=line_offset, index_offset=index_offset):
         if isinstance(item, Finding):
             result.findings.append(item)
+        elif item.rejected is not None:
+            result.findings.append(item.rejected)
         elif item.data is not None:
             result.documents += 1
-            result.extend(validate_document(item, registry, options))
+            result.extend(validate_guarded(item, registry, options))
+
     hint = template_hint(text, path, line_offset=line_offset)
     if hint is not None:
         result.findings.append(hint)
+
+
+def validate_guarded(document: Document, registry: SchemaRegistry, options: ValidateOptions) -> list[Finding]:
+    """:func:`validate_document`, with running out of memory (or stack) a finding for the document.
+
+    The memory ceiling is :func:`trainops.yaml.limits.apply_memory_limit`'s.
+    """
+    try:
+        return validate_document(document, registry, options)
+    except (MemoryError, RecursionError) as exc:
+        what = "memory" if isinstance(exc, MemoryError) else "stack"
+        return [
+            Finding(
+                rule=YAML.id,
+                level="error",
+                message=f"validating the document exhausted the {what} ceiling of trainops validate; not checked",
+                file=document.file,
+                line=document.line_offset + 1,
+                document=document.index,
+                keyword="limit",
+            )
+        ]
 
 
 def validate_document(

@@ -18,9 +18,10 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Result
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.context import ValidateOptions
-from trainops.validate.engine import validate_document
+from trainops.validate.engine import validate_guarded
 from trainops.yaml.fast import silence_stderr
 from trainops.yaml.load import stream_text
+from trainops.yaml.source import decode, path_problem
 from trainops.yaml.template import template_hint
 
 #: Inputs at least this large (bytes, all files together) are validated by several processes.
@@ -95,7 +96,7 @@ class _UnitResult:
     documents: int
     nodes: int
     stopped: bool
-    usage_error: str | None
+    unreadable: bool
 
 
 def _run_unit(unit: Unit) -> _UnitResult:
@@ -104,27 +105,29 @@ def _run_unit(unit: Unit) -> _UnitResult:
     with open(unit.path, "rb") as handle:
         handle.seek(unit.start)
         data = handle.read(unit.end - unit.start)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"{unit.path}: not UTF-8 text ({exc.reason} at byte {unit.start + exc.start})"
-        return _UnitResult(unit, [], 0, 0, True, reason)
-    result = Result()
+    source = decode(
+        data, unit.path, byte_offset=unit.start, line_offset=unit.line_offset, first=unit.start == 0
+    )
+    if source.text is None:  # the file is unreadable from here on: a finding, then stop the file
+        return _UnitResult(unit, source.findings, 0, 0, True, True)
+    result = Result(findings=list(source.findings))
     nodes = 0
     stopped = False
-    for item in stream_text(text, unit.path, line_offset=unit.line_offset):
+    for item in stream_text(source.text, unit.path, line_offset=unit.line_offset):
         if isinstance(item, Finding):
             result.findings.append(item)
             stopped = True
             continue
         nodes += 1
-        if item.data is not None:
+        if item.rejected is not None:
+            result.findings.append(item.rejected)
+        elif item.data is not None:
             result.documents += 1
-            result.extend(validate_document(item, registry, options))
-    hint = template_hint(text, unit.path, line_offset=unit.line_offset) if unit.chunk == 0 else None
+            result.extend(validate_guarded(item, registry, options))
+    hint = template_hint(source.text, unit.path, line_offset=unit.line_offset) if unit.chunk == 0 else None
     if hint is not None:
         result.findings.append(hint)
-    return _UnitResult(unit, result.findings, result.documents, nodes, stopped, None)
+    return _UnitResult(unit, result.findings, result.documents, nodes, stopped, False)
 
 
 def validate_parallel(
@@ -148,7 +151,12 @@ def validate_parallel(
 
     global _WORKER
     units: list[Unit] = []
+    unreadable: dict[str, Finding] = {}
     for path in files:
+        problem = path_problem(path)
+        if problem is not None:
+            unreadable[path] = problem
+            continue
         try:
             size = os.path.getsize(path)
             if size <= CHUNK_BYTES:
@@ -172,12 +180,17 @@ def validate_parallel(
     total = Result(files=len(files))
     by_file: dict[str, list[_UnitResult]] = {}
     for unit_result in results:
-        if unit_result.usage_error is not None:
-            raise UsageError(unit_result.usage_error)
         by_file.setdefault(unit_result.unit.path, []).append(unit_result)
     for path in files:
+        if path in unreadable:
+            total.findings.append(unreadable[path])
+        unit_results = sorted(by_file.get(path, []), key=lambda r: r.unit.chunk)
+        unreadable_units = [r for r in unit_results if r.unreadable]
+        if unreadable_units:  # as in a serial run: the file is not read at all
+            total.findings.extend(replace(f, document=0) for f in unreadable_units[0].findings)
+            continue
         offset = 0
-        for unit_result in sorted(by_file.get(path, []), key=lambda r: r.unit.chunk):
+        for unit_result in unit_results:
             total.documents += unit_result.documents
             total.findings.extend(
                 replace(f, document=(f.document or 0) + offset) if offset else f for f in unit_result.findings

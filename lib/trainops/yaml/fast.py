@@ -50,8 +50,16 @@ _AMBIGUOUS_JSON = re.compile(
     r"\+[0-9][0-9._]*|"
     r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
 )
-#: Anchors, aliases and tags: only looked for (with a regex) when one of the characters occurs.
-_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:-])[&*!][^\s]", re.MULTILINE)
+#: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
+#: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
+#: do not. Also an empty key (``?`` or ``:`` alone, which rapidyaml reads as ``""``). Quoted YAML
+#: strings like ``"*"`` or ``""`` match too and only cost a fallback.
+_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":')
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
+#: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
+#: Reserved indicators (``@``, backquote) starting a scalar are caught on the JSON (:data:`_RESERVED_JSON`).
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[&*][ \t]*$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,10 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
         return False, None, []
+    if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
+        return False, None, []
+    if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
+        return False, None, []
     if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
         return False, None, []
     try:
@@ -175,8 +187,11 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
         return True, None, []
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
         return True, None, []
-    text = _emit_json(tree, doc)
-    if _AMBIGUOUS_JSON.search(text):
+    try:
+        text = _emit_json(tree, doc)
+    except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
+        return False, None, []
+    if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
         return False, None, []
     _DUPLICATES.clear()
     try:

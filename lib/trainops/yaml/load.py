@@ -10,6 +10,10 @@ column marks), and a small constructor here turns nodes into plain JSON-like val
   (``kubectl apply --validate=strict``; KEP-2885 server-side field validation).
 
 Positions of JSON paths are computed lazily from the kept nodes, only for documents with findings.
+
+Untrusted input is bounded first (:mod:`trainops.yaml.limits`): a document over the size or depth
+limit, one that expands aliases beyond go-yaml's ratio, or one that exhausts the memory ceiling is
+a ``yaml`` finding for that document (``Document.rejected``), and the next document is still read.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import yaml
 from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
-from trainops.yaml.fast import iter_fast
+from trainops.yaml import limits
+from trainops.yaml.fast import fast_document, split_documents
 from trainops.yaml.locate import locate_in_text
 
 YAML = register(
@@ -74,6 +79,8 @@ class Document:
             meaning depends on the YAML version (warnings).
         line_offset: lines of the file before the parsed chunk (see :func:`stream_text`).
         text: the document's own text, kept by the fast path to compose ``node`` lazily.
+        rejected: the finding that stopped this document from being read (over a resource limit);
+            ``data`` is then ``None``.
     """
 
     file: str
@@ -83,14 +90,19 @@ class Document:
     problems: list[Issue] = field(default_factory=list)
     line_offset: int = 0
     text: str | None = None
+    rejected: Finding | None = None
 
     def _node(self) -> yaml.Node:
         """The composed node tree; composed from ``text`` on first use for fast-path documents."""
         if self.node is None:
             assert self.text is not None, "a document has a node or its text"
-            self.node = yaml.compose(self.text, Loader=_Loader)
+            try:
+                self.node = yaml.compose(self.text, Loader=_Loader)
+            except yaml.YAMLError:  # rapidyaml read what PyYAML cannot: positions fall back to the start
+                self.node = None
             if self.node is None:
-                self.node = yaml.ScalarNode(_NULL, "")
+                start = yaml.error.Mark("<document>", 0, 0, 0, "", 0)
+                self.node = yaml.ScalarNode(_NULL, "", start, start)
         return self.node
 
     @property
@@ -132,6 +144,15 @@ class Document:
         return int(mark.line) + 1 + self.line_offset, int(mark.column) + 1
 
 
+def one_line(text: str) -> str:
+    """Text quoting values from a document (messages, kinds, names, paths) as one printable line:
+    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped, so a
+    finding is one line in every report (found by ``make fuzz``)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None) -> list[Finding]:
     """Turn ``issues`` of one document into findings with file, line, column and object identity.
 
@@ -160,16 +181,16 @@ def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None)
             Finding(
                 rule=issue.rule,
                 level=issue.level,
-                message=issue.message,
+                message=one_line(issue.message),
                 file=document.file,
                 line=line,
                 column=column,
                 document=document.index,
-                api_version=api_version if isinstance(api_version, str) else None,
-                kind=kind if isinstance(kind, str) else None,
-                namespace=namespace if isinstance(namespace, str) else None,
-                name=name if isinstance(name, str) else None,
-                path=json_path(issue.parts),
+                api_version=one_line(api_version) if isinstance(api_version, str) else None,
+                kind=one_line(kind) if isinstance(kind, str) else None,
+                namespace=one_line(namespace) if isinstance(namespace, str) else None,
+                name=one_line(name) if isinstance(name, str) else None,
+                path=one_line(json_path(issue.parts)),
                 keyword=issue.keyword,
             )
         )
@@ -189,7 +210,8 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
     """Expand files and directories into a sorted list of YAML files.
 
     Directories are walked recursively for ``*.yaml``/``*.yml``, skipping entries whose name
-    starts with a dot. Files are taken whatever their suffix.
+    starts with a dot. Files are taken whatever their suffix. Symbolic links are listed even when
+    broken or looping, so that reading them reports a finding (:mod:`trainops.yaml.source`).
 
     Raises:
         UsageError: a path does not exist, or no paths were given.
@@ -204,11 +226,11 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
                 p
                 for p in path.rglob("*")
                 if p.suffix in YAML_SUFFIXES
-                and p.is_file()
+                and (p.is_file() or p.is_symlink())
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
             files.extend(str(p) for p in sorted(found))
-        elif path.is_file():
+        elif path.is_file() or path.is_symlink():
             files.append(raw)
         else:
             raise UsageError(f"{raw}: no such file or directory")
@@ -264,13 +286,24 @@ def stream_text(
         line_offset: number of lines of the file before ``text`` (positions are shifted by it).
         index_offset: number of documents of the file before ``text``.
     """
-    chunks = iter_fast(text) if FAST_PATH else None
+    chunks = split_documents(text) if FAST_PATH else None
     if chunks is None:
         yield from _stream_pyyaml(text, path, line_offset=line_offset, index_offset=index_offset)
         return
     index = index_offset
-    for chunk, fast, value, duplicates in chunks:
+    for chunk in chunks:
         offset = line_offset + chunk.line_offset
+        rejected = _over_limits(chunk.text, path, offset, index)
+        if rejected is not None:
+            yield rejected
+            index += 1
+            continue
+        try:
+            fast, value, duplicates = fast_document(chunk.text)
+        except MemoryError:
+            yield _rejected(path, index, offset, _out_of_memory())
+            index += 1
+            continue
         if fast:
             problems = [
                 Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
@@ -279,26 +312,140 @@ def stream_text(
             yield Document(path, index, value, None, problems, offset, chunk.text)
             index += 1
             continue
-        for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index):
+        for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index, bounded=True):
             yield item
             if isinstance(item, Finding):
                 return
             index += 1
 
 
+def _rejected(path: str, index: int, line: int, message: str, column: int | None = None) -> Document:
+    """A document not read because it is over a resource limit (``line`` is 0-based)."""
+    return Document(path, index, None, None, [], 0, None, _limit_finding(path, index, line, message, column))
+
+
+def _limit_finding(path: str, index: int, line: int, message: str, column: int | None = None) -> Finding:
+    """A ``yaml`` finding (keyword ``limit``) at 0-based ``line``."""
+    return Finding(
+        rule=YAML.id,
+        level="error",
+        message=message,
+        file=path,
+        line=line + 1,
+        column=column,
+        document=index,
+        keyword="limit",
+    )
+
+
+def _out_of_memory() -> str:
+    return (
+        "document exhausted the memory ceiling of trainops validate "
+        f"({limits.MEMORY_LIMIT_ENV}, default {limits.DEFAULT_MEMORY_LIMIT >> 30} GiB); not read"
+    )
+
+
+def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document | None:
+    """A rejected document when ``text`` (one document) is over the size or depth limit."""
+    size = limits.utf8_size(text)
+    if size > limits.MAX_DOCUMENT_BYTES:
+        return _rejected(
+            path,
+            index,
+            line_offset,
+            f"document is {size} bytes, over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
+            "(3 MiB, the API server's request size limit); not read",
+        )
+    if limits.depth_bound(text) > limits.MAX_DEPTH:
+        where = limits.too_deep(text, _Loader)
+        if where is not None:
+            return _rejected(
+                path,
+                index,
+                line_offset + where[0],
+                f"document nests deeper than {limits.MAX_DEPTH} levels of mappings and sequences; not read",
+                where[1] + 1,
+            )
+    return None
+
+
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether a syntax error at 0-based (line, column) is at a tab or in tab-containing indentation."""
+    start = 0
+    for _ in range(line):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    end = text.find("\n", start)
+    row = text[start : end if end >= 0 else len(text)]
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    return "\t" in indent or row[column : column + 1] == "\t"
+
+
+class _ExcessiveAliasing(Exception):
+    """Raised by :class:`_CountingBuilder` when alias expansion exceeds go-yaml's bound."""
+
+
+#: An alias (``*name``) may occur: only then does building count alias expansion.
+_ALIAS = re.compile(r"(?:^|[\s\[{,:?-])\*[^\s]", re.MULTILINE)
+
+
 def _stream_pyyaml(
-    text: str, path: str, *, line_offset: int = 0, index_offset: int = 0
+    text: str, path: str, *, line_offset: int = 0, index_offset: int = 0, bounded: bool = False
 ) -> Iterator[Document | Finding]:
-    """The PyYAML path of :func:`stream_text`: exact YAML 1.1 semantics, problems and positions."""
-    loader = _Loader(text)
+    """The PyYAML path of :func:`stream_text`: exact YAML 1.1 semantics, problems and positions.
+
+    Args:
+        bounded: ``text`` is one document already checked against the size and depth limits.
+    """
     index = index_offset
+    if not bounded and limits.depth_bound(text) > limits.MAX_DEPTH:
+        where = limits.too_deep(text, _Loader)
+        if where is not None:  # the parser would recurse too deep: stop the file here
+            yield _limit_finding(
+                path,
+                index,
+                line_offset + where[0],
+                f"nesting deeper than {limits.MAX_DEPTH} levels of mappings and sequences; file not read",
+                where[1] + 1,
+            )
+            return
+    builder_class = _CountingBuilder if "*" in text and _ALIAS.search(text) else _Builder
+    loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is None:  # pragma: no cover - check_node guarantees a node
                 break
-            builder = _Builder()
-            data = builder.build(node)
+            start, end = int(node.start_mark.index), int(node.end_mark.index)
+            if not bounded and limits.utf8_size(text[start:end]) > limits.MAX_DOCUMENT_BYTES:
+                yield _rejected(
+                    path,
+                    index,
+                    line_offset + int(node.start_mark.line),
+                    f"document is over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
+                    "(3 MiB, the API server's request size limit); not read",
+                )
+                index += 1
+                continue
+            builder = builder_class()
+            try:
+                data = builder.build(node)
+            except _ExcessiveAliasing:
+                yield _rejected(
+                    path,
+                    index,
+                    line_offset + int(node.start_mark.line),
+                    "document contains excessive aliasing: alias expansion beyond go-yaml's bound "
+                    "(allowedAliasRatio), as in a billion-laughs attack; not read",
+                    int(node.start_mark.column) + 1,
+                )
+                index += 1
+                continue
+            except (MemoryError, RecursionError):
+                yield _rejected(path, index, line_offset + int(node.start_mark.line), _out_of_memory())
+                index += 1
+                continue
             yield Document(path, index, data, node, builder.issues(node), line_offset)
             index += 1
     except yaml.MarkedYAMLError as exc:
@@ -307,6 +454,8 @@ def _stream_pyyaml(
         column = int(mark.column) + 1 if mark else None
         problem = exc.problem or exc.context or "invalid YAML"
         context = f" ({exc.context})" if exc.context and exc.problem else ""
+        if mark is not None and _tab_at(text, int(mark.line), int(mark.column)):
+            problem = f"a tab character where YAML allows only spaces for indentation: {problem}"
         yield Finding(
             rule=YAML.id,
             level="error",
@@ -316,8 +465,26 @@ def _stream_pyyaml(
             column=column,
             document=index,
         )
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control characters)
+        line = text.count("\n", 0, exc.position)
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        character = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        yield Finding(
+            rule=YAML.id,
+            level="error",
+            message=f"invalid YAML: unacceptable character #x{character:04x}: {exc.reason}",
+            file=path,
+            line=line + 1 + line_offset,
+            column=column,
+            document=index,
+        )
     except yaml.YAMLError as exc:
-        yield Finding(rule=YAML.id, level="error", message=f"invalid YAML: {exc}", file=path, document=index)
+        message = " ".join(str(exc).split())
+        yield Finding(
+            rule=YAML.id, level="error", message=f"invalid YAML: {message}", file=path, document=index
+        )
+    except MemoryError:
+        yield Finding(rule=YAML.id, level="error", message=_out_of_memory(), file=path, document=index)
     finally:
         loader.dispose()
 
@@ -451,6 +618,40 @@ class _Builder:
             for k, v in merged.items():
                 out.setdefault(k, v)
         return out
+
+
+class _CountingBuilder(_Builder):
+    """:class:`_Builder` that bounds alias expansion as go-yaml does (``(*decoder).unmarshal``).
+
+    An alias in a composed PyYAML tree is the anchored node itself, met a second time: every node
+    built while inside such a repeat counts as aliased. Building stops with
+    :class:`_ExcessiveAliasing` once :func:`~trainops.yaml.limits.excessive_aliasing` holds.
+    """
+
+    __slots__ = ("_aliased", "_decoded", "_depth", "_seen")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._decoded = 0
+        self._aliased = 0
+        self._depth = 0
+        self._seen: set[int] = set()
+
+    def build(self, node: Any) -> Any:
+        self._decoded += 1
+        if self._depth:
+            self._aliased += 1
+            if limits.excessive_aliasing(self._decoded, self._aliased):
+                raise _ExcessiveAliasing
+        key = id(node)
+        if key not in self._seen:
+            self._seen.add(key)
+            return super().build(node)
+        self._depth += 1
+        try:
+            return super().build(node)
+        finally:
+            self._depth -= 1
 
 
 def _paths_to(root: yaml.Node, targets: set[int]) -> dict[int, tuple[str | int, ...]]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from trainops.credentials import literal_problem
 from trainops.naming import label_value_problem, qualified_name_problem
 from trainops.quantity import Quantity, QuantityError, parse_quantity
 
@@ -153,10 +154,11 @@ def require_labels(construct: str, prop: str, labels: Mapping[str, str]) -> dict
 
 def require_env(construct: str, prop: str, env: Mapping[str, str]) -> dict[str, str]:
     """Check environment variable names (letters, digits, '_', '.', '-', not starting with a digit)
-    and that every value is a string; return a plain dict in the order given.
+    and that every value is a string and no literal credential (:func:`trainops.credentials.literal_problem`:
+    detect-secrets patterns, or a password/secret/token/key by its name); return a plain dict in the order given.
 
     Raises:
-        ValueError: quoting the offending name or value.
+        ValueError: quoting the offending name or value (never a credential's value).
     """
     out: dict[str, str] = {}
     for name, value in env.items():
@@ -164,6 +166,8 @@ def require_env(construct: str, prop: str, env: Mapping[str, str]) -> dict[str, 
             raise ValueError(f"{construct} {prop}: {name!r} is not a valid environment variable name")
         if not isinstance(value, str):
             raise ValueError(f"{construct} {prop}: {name}={value!r} must be a string")
+        if (secret := literal_problem(name, value)) is not None:  # never quotes the value
+            raise ValueError(f"{construct} {prop}: {secret}; reference a Secret (secretKeyRef) instead")
         out[name] = value
     return out
 

@@ -20,6 +20,7 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
+from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check
 
 #: Check families in run order: later families may skip what earlier ones reported
@@ -36,3 +37,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
+CHECKS += (SECRET_LITERAL,)

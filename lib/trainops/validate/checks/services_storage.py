@@ -250,7 +250,7 @@ def config_map(data: dict[str, Any]) -> Iterator[Issue]:
 def secret(data: dict[str, Any]) -> Iterator[Issue]:
     """``ValidateSecret``: keys of ``data`` and ``stringData`` (merged into ``data`` by the server),
     the 1 MiB limit, and the keys each built-in type requires."""
-    total = 0
+    sizes: dict[str, int] = {}  # per key: stringData overwrites data (v1 conversion), then the sum counts
     keys: set[str] = set()
     values: dict[str, str] = {}  # decoded text, kept for the docker config types
     for field_name in ("data", "stringData"):
@@ -263,8 +263,9 @@ def secret(data: dict[str, Any]) -> Iterator[Issue]:
             keys.add(key)
             yield from _key(key, (field_name, key), field_name)
             if isinstance(value, str):
-                total += len(value.encode()) if field_name == "stringData" else _decoded_size(value)
+                sizes[key] = len(value.encode()) if field_name == "stringData" else _decoded_size(value)
                 values[key] = value if field_name == "stringData" else _decode(value)
+    total = sum(sizes.values())
     if total > MAX_SIZE:
         yield issue((), f"Secret data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size")
     kind = data.get("type")

@@ -1,0 +1,102 @@
+"""``secret-literal``: no literal credential in a manifest; reference a Secret instead.
+
+Every string value of every document is scanned with detect-secrets' pattern detectors (private
+keys, cloud access keys, API tokens, JWTs, passwords in URLs; see :mod:`trainops.credentials`), and
+container ``env`` entries and ConfigMap ``data`` keys named like a password, secret, token or key
+must not hold a literal value. A ``Secret`` itself may carry data only as ``stringData``/``data``
+written by hand outside git; in a committed manifest its values are literals too, so they are
+scanned like any other string (base64 ``data`` after decoding).
+
+PASS::
+
+    env:
+    - name: DB_PASSWORD
+      valueFrom: {secretKeyRef: {name: db, key: password}}
+
+FAIL::
+
+    env:
+    - name: DB_PASSWORD
+      value: hunter2-prod        # env DB_PASSWORD holds a literal credential
+
+Remediation: move the value into a Secret created outside git (or an ExternalSecret/SealedSecret)
+and reference it with ``valueFrom.secretKeyRef`` or ``envFrom.secretRef``.
+
+Source: https://github.com/Yelp/detect-secrets; Kubernetes "Good practices for Kubernetes Secrets"
+(https://kubernetes.io/docs/concepts/security/secrets-good-practices/).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+
+from trainops.credentials import credential_in, literal_problem, walk_strings
+from trainops.findings import Issue
+from trainops.rules import RuleInfo, register
+from trainops.validate.context import Check, DocumentContext
+
+RULE = register(
+    RuleInfo(
+        id="secret-literal",
+        level="error",
+        summary="No literal credential (private key, cloud key, token, password) in a manifest value.",
+        rationale="Manifests are committed and synced by Argo CD: a credential in one is in git history "
+        "for good, readable by everyone with repository access.",
+        remediation="Move the value into a Secret created outside git and reference it with "
+        "valueFrom.secretKeyRef or envFrom.secretRef.",
+        source="https://github.com/Yelp/detect-secrets",
+    )
+)
+
+
+def check(context: DocumentContext) -> Iterator[Issue]:
+    """Issues for literal credentials in ``context.data`` (messages never quote the value)."""
+    data = context.data
+    for parts, value in walk_strings(data):
+        problem = _problem(context.kind, parts, value, data)
+        if problem is not None:
+            yield Issue(parts, f"{problem}; reference a Secret instead", RULE.id)
+
+
+def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object) -> str | None:
+    if len(parts) >= 3 and parts[-1] == "value" and isinstance(parts[-2], int) and parts[-3] == "env":
+        entry = _at(data, parts[:-1])
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str):
+            return literal_problem(f"env {name}", value)
+    if kind == "ConfigMap" and len(parts) == 2 and parts[0] == "data" and isinstance(parts[1], str):
+        return literal_problem(f"ConfigMap key {parts[1]}", value)
+    if (
+        kind == "Secret"
+        and len(parts) == 2
+        and parts[0] in ("data", "stringData")
+        and isinstance(parts[1], str)
+    ):
+        text = _decoded(value) if parts[0] == "data" else value
+        return literal_problem(f"Secret key {parts[1]}", text) if text is not None else None
+    found = credential_in(value)
+    return f"a literal {found}" if found is not None else None
+
+
+def _decoded(value: str) -> str | None:
+    try:
+        return base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _at(data: object, parts: tuple[str | int, ...]) -> object:
+    node = data
+    for part in parts:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return None
+    return node
+
+
+CHECK = Check(RULE, check)
