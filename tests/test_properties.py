@@ -260,3 +260,34 @@ def test_minimally_broken_emitted_objects_are_rejected_at_the_broken_path(
         target,
         [(f.path, f.message) for f in errors],
     )
+
+
+#: Kinds the policy rules look at, so random documents reach their code.
+POLICY_KINDS = st.sampled_from(
+    [
+        ("v1", "Pod"),
+        ("apps/v1", "Deployment"),
+        ("batch/v1", "Job"),
+        ("kubeflow.org/v1", "PyTorchJob"),
+        ("kubeflow.org/v1beta1", "Experiment"),
+        ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
+        ("v1", "Service"),
+        ("monitoring.coreos.com/v1", "ServiceMonitor"),
+        ("argoproj.io/v1alpha1", "Application"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler"),
+    ]
+)
+
+
+@FAST
+@given(kind=POLICY_KINDS, spec=VALUES, metadata=VALUES)
+def test_policy_engine_never_raises_on_arbitrary_documents(
+    kind: tuple[str, str], spec: Any, metadata: Any
+) -> None:
+    """The whole default rule pack over arbitrary documents of the kinds it checks: findings only
+    (a rule that raises is a RuleFailure, i.e. a bug)."""
+    from trainops.pipeline import Text, policy_check, policy_run
+
+    document = {"apiVersion": kind[0], "kind": kind[1], "metadata": metadata, "spec": spec}
+    result = policy_check([Text("in.yaml", json.dumps(document))], policy_run(facts=None))
+    _well_formed(result)

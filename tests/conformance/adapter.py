@@ -32,15 +32,17 @@ def trainops_errors(files: Sequence[Path], cache_dir: Path) -> dict[tuple[str, i
 
     out, err = io.StringIO(), io.StringIO()
     args = ["validate", "--format", "json", "--kubernetes-version", KUBERNETES_MINOR]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([*args, "--cache-dir", str(cache_dir), "--workers", "1", *map(str, files)])
+    given = {str(Path(f).resolve()): str(f) for f in files}
+    # From outside the repository: the all-operators target (inside it, the first cluster's).
+    with contextlib.chdir(cache_dir), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--cache-dir", str(cache_dir), "--workers", "1", *given])
     if code not in (0, 1):
         raise RuntimeError(f"trainops validate exited {code}: {err.getvalue().strip()}")
     verdicts: dict[tuple[str, int], list[str]] = {}
     for finding in json.loads(out.getvalue())["findings"]:
         if finding["level"] == "error":
             document = finding.get("document")
-            key = (finding["file"], document if isinstance(document, int) else -1)
+            key = (given.get(finding["file"], finding["file"]), document if isinstance(document, int) else -1)
             verdicts.setdefault(key, []).append(
                 f"{finding['path']}: {finding['message']} [{finding['rule']}]"
             )

@@ -4,8 +4,8 @@ Each input is a file's bytes: decoded as ``trainops validate`` decodes files, lo
 and validated against the Kubernetes 1.34 schemas plus the cached CRDs. The only acceptable outcome
 is findings: any exception, a finding whose rule is not registered, or a finding message spanning
 several lines is a crash, saved by libFuzzer as ``fuzz-out/crash-*`` (add each one to
-tests/bad_inputs/ with a case in tests/test_bad_inputs.py). The policy engine joins the target once
-it exists.
+tests/bad_inputs/ with a case in tests/test_bad_inputs.py). The whole default policy pack then
+runs over the same documents (``pipeline.policy_check``): a rule that raises is a crash too.
 
 Usage: ``python tests/fuzz/fuzz_validate.py [SECONDS]`` (default 90); the corpus grows in
 ``fuzz-out/corpus`` (git-ignored), seeded from tests/bad_inputs and the committed generated/ tree.
@@ -29,6 +29,7 @@ OUT = REPO / "fuzz-out"
 with atheris.instrument_imports(include=["trainops"]):
     from trainops import rules
     from trainops.findings import Result
+    from trainops.pipeline import Text, policy_check, policy_run
     from trainops.schemas.catalog import default_cache_dir
     from trainops.schemas.registry import SchemaRegistry
     from trainops.validate.engine import ValidateOptions, validate_text
@@ -36,6 +37,7 @@ with atheris.instrument_imports(include=["trainops"]):
 
 REGISTRY = SchemaRegistry("1.34", default_cache_dir())
 OPTIONS = ValidateOptions()
+POLICY = policy_run()
 
 
 def test_one_input(data: bytes) -> None:
@@ -44,6 +46,7 @@ def test_one_input(data: bytes) -> None:
     result = Result(findings=list(source.findings))
     if source.text is not None:
         validate_text(source.text, "fuzz.yaml", REGISTRY, OPTIONS, result)
+        result.extend(policy_check([Text("fuzz.yaml", source.text)], POLICY).findings)
     for finding in result.findings:
         if finding.rule not in rules.RULES:
             raise AssertionError(f"unregistered rule {finding.rule!r}")

@@ -32,6 +32,20 @@ local function message_of(condition)
   return condition.type
 end
 
+-- The first rule whose condition is there ({type, condition_status (default "True"), status}):
+-- sets hs.status to the rule's status and hs.message to the condition's message; false when none.
+local function apply_first(conditions, rules)
+  for _, rule in ipairs(rules) do
+    local condition = find_condition(conditions, rule.type, rule.condition_status or "True")
+    if condition ~= nil then
+      hs.status = rule.status
+      hs.message = message_of(condition)
+      return true
+    end
+  end
+  return false
+end
+
 -- A status counter as text ("0" when absent).
 local function count(value)
   if value == nil then

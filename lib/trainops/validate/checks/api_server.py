@@ -415,7 +415,7 @@ def _check_pod_spec(
     volumes = _check_volumes(spec.get("volumes"), (*parts, "volumes"), issues, templated)
     if volumes is not None:
         volumes |= claims
-    container_names: dict[str, Parts] = {}
+    container_names: dict[str, str] = {}
     port_names: dict[str, Parts] = {}
     for group in ("containers", "initContainers", "ephemeralContainers"):
         containers = spec.get(group)
@@ -444,7 +444,7 @@ def _check_volumes(volumes: Any, parts: Parts, issues: list[Issue], templated: b
         return set()
     if not isinstance(volumes, list):
         return None
-    names: dict[str, int] = {}
+    names: dict[str, str] = {}
     unknown = False
     for index, volume in enumerate(volumes):
         name = volume.get("name") if isinstance(volume, dict) else None
@@ -454,28 +454,33 @@ def _check_volumes(volumes: Any, parts: Parts, issues: list[Issue], templated: b
         if templated and "${" in name:
             unknown = True
             continue
-        name_parts = (*parts, index, "name")
-        problem = DNS1123_LABEL.problem(name)
-        if problem:
-            issues.append(_issue(name_parts, f"volume name {_q(name)} {problem}", DNS1123_LABEL.keyword))
-        if name in names:
-            issues.append(
-                _issue(
-                    name_parts,
-                    f"volume name {_q(name)} is already used by volumes[{names[name]}]",
-                    "duplicate-name",
-                )
-            )
-        else:
-            names[name] = index
+        if _check_member_name("volume", name, (*parts, index, "name"), names, f"volumes[{index}]", issues):
+            names[name] = f"volumes[{index}]"
     return None if unknown else set(names)
+
+
+def _check_member_name(
+    what: str, name: str, parts: Parts, seen: dict[str, str], where: str, issues: list[Issue]
+) -> bool:
+    """A container or volume name: a DNS-1123 label (``ValidateDNS1123Label``) and unique in the
+    pod (``validateContainers``/``ValidateVolumes``: "Duplicate value"); ``seen`` maps names to
+    where they first appear. Returns whether ``name`` is new (the caller records it)."""
+    problem = DNS1123_LABEL.problem(name)
+    if problem:
+        issues.append(_issue(parts, f"{what} name {_q(name)} {problem}", DNS1123_LABEL.keyword))
+    if name in seen:
+        issues.append(
+            _issue(parts, f"{what} name {_q(name)} is already used by {seen[name]}", "duplicate-name")
+        )
+        return False
+    return True
 
 
 def _check_container(
     container: dict[str, Any],
     parts: Parts,
     volumes: set[str] | None,
-    container_names: dict[str, Parts],
+    container_names: dict[str, str],
     port_names: dict[str, Parts],
     issues: list[Issue],
     templated: bool,
@@ -488,20 +493,8 @@ def _check_container(
     label = "container"
     if isinstance(name, str) and not (templated and "${" in name):
         label = f"container {_q(name)}"
-        name_parts = (*parts, "name")
-        problem = DNS1123_LABEL.problem(name)
-        if problem:
-            issues.append(_issue(name_parts, f"container name {_q(name)} {problem}", DNS1123_LABEL.keyword))
-        if name in container_names:
-            issues.append(
-                _issue(
-                    name_parts,
-                    f"container name {_q(name)} is already used by {_dotted(container_names[name])}",
-                    "duplicate-name",
-                )
-            )
-        else:
-            container_names[name] = parts
+        if _check_member_name("container", name, (*parts, "name"), container_names, _dotted(parts), issues):
+            container_names[name] = _dotted(parts)
     ports = container.get("ports")
     if isinstance(ports, list):
         _check_container_ports(ports, (*parts, "ports"), label, port_names, issues, templated)

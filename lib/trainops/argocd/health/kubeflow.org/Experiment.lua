@@ -29,36 +29,22 @@ if obj.status == nil or obj.status.conditions == nil or #obj.status.conditions =
 end
 
 local conditions = obj.status.conditions
-local condition = condition_true(conditions, "Failed")
-if condition ~= nil then
-  hs.status = "Degraded"
-  hs.message = message_of(condition)
+if apply_first(conditions, {
+  { type = "Failed", status = "Degraded" },
+  { type = "Succeeded", status = "Healthy" },
+  { type = "Restarting", status = "Progressing" },
+}) then
   return hs
 end
-condition = condition_true(conditions, "Succeeded")
-if condition ~= nil then
-  hs.status = "Healthy"
-  hs.message = message_of(condition)
-  return hs
-end
-condition = condition_true(conditions, "Restarting")
-if condition ~= nil then
+local running = condition_true(conditions, "Running")
+if running ~= nil then
   hs.status = "Progressing"
-  hs.message = message_of(condition)
-  return hs
-end
-condition = condition_true(conditions, "Running")
-if condition ~= nil then
-  hs.status = "Progressing"
-  hs.message = message_of(condition) .. ": " .. count(obj.status.trialsRunning) .. " trials running, "
+  hs.message = message_of(running) .. ": " .. count(obj.status.trialsRunning) .. " trials running, "
     .. count(obj.status.trialsPending) .. " pending, " .. count(obj.status.trialsSucceeded) .. " succeeded, "
     .. count(obj.status.trialsFailed) .. " failed"
   return hs
 end
-condition = condition_true(conditions, "Created")
-if condition ~= nil then
-  hs.status = "Progressing"
-  hs.message = message_of(condition)
+if apply_first(conditions, { { type = "Created", status = "Progressing" } }) then
   return hs
 end
 hs.status = "Progressing"

@@ -41,13 +41,8 @@ local order = {
   { type = "Running", status = "Progressing" },
   { type = "Created", status = "Progressing" },
 }
-for _, rule in ipairs(order) do
-  local condition = condition_true(conditions, rule.type)
-  if condition ~= nil then
-    hs.status = rule.status
-    hs.message = message_of(condition)
-    return hs
-  end
+if apply_first(conditions, order) then
+  return hs
 end
 
 hs.status = "Progressing"

@@ -42,13 +42,8 @@ local rules = {
   { type = "Complete", condition_status = "True", status = "Healthy" },
   { type = "Suspended", condition_status = "True", status = "Suspended" },
 }
-for _, rule in ipairs(rules) do
-  local condition = find_condition(conditions, rule.type, rule.condition_status)
-  if condition ~= nil then
-    hs.status = rule.status
-    hs.message = message_of(condition)
-    return hs
-  end
+if apply_first(conditions, rules) then
+  return hs
 end
 
 hs.status = "Progressing"
