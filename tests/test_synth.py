@@ -191,3 +191,28 @@ def test_cdk8s_app_entry_point_writes_every_chart(tmp_path: Path) -> None:
         "Service",
         "HorizontalPodAutoscaler",
     } <= kinds
+
+
+def test_synth_runs_the_policy_pack_before_writing(
+    cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A policy error in the rendered output stops a full synth before anything is written."""
+    import trainops.cli.synth as synth_cmd
+    from trainops.findings import Finding, Result
+
+    calls: list[str] = []
+
+    def hook(root: Path) -> Any:
+        def run(cluster: Any, texts: list[Any]) -> Result:
+            calls.append(cluster.name)
+            return Result(
+                findings=[Finding("no-privileged", "error", "container is privileged", texts[0].path)]
+            )
+
+        return run
+
+    monkeypatch.setattr(synth_cmd, "policy_hook", hook)
+    run = cli("synth")
+    assert run.code == 1 and calls == ["lab"]
+    assert "[no-privileged]" in run.out and "was not written" in run.err
+    assert not (project / "generated").exists()

@@ -19,7 +19,7 @@ from trainops.synth import render_project, tree_for, write_tree
 from trainops.synth.lock import output_lock
 from trainops.synth.lockfile import hand_edits
 from trainops.synth.partial import render_some
-from trainops.workflow import check_rendered
+from trainops.workflow import check_rendered, policy_hook
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ class SynthOptions:
         cluster: only this cluster; ``None`` for all.
         out: the output root. Default: ``generated``.
         force: overwrite a ``generated/`` edited by hand (a lock mismatch). Default: refuse.
-        validate: validate the output before writing it. Default: ``True``.
+        validate: validate the output (and run the policy pack on a full synth) before writing it.
+            Default: ``True``.
         cache_dir: schema cache for that validation. Default: the usual cache.
         check: write nothing; exit 1 when ``out`` differs from a fresh synth (pre-commit hook).
         changed: render only the apps whose sources changed since ``base`` (the others' files are
@@ -104,11 +105,14 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     checks: dict[tuple[str, str], float] = {}
     if opts.validate:
         fresh = [r for r in results if (r.cluster, r.app) in rendered]
+        # Policies see a cluster's whole rendered set (cross-object rules), so they run on a full
+        # synth; with --changed only the re-rendered apps are validated.
         result, per_app = check_rendered(
             project,
             fresh,
             out=opts.out,
             cache_dir=opts.cache_dir or default_cache_dir(),
+            policy=policy_hook(project.root) if len(fresh) == len(results) else None,
         )
         checks = {(c.app.cluster, c.app.app): c.seconds for c in per_app}
         if result.failed():
