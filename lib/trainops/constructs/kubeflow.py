@@ -180,6 +180,33 @@ class ReplicaPod:
     service_account: str | None = None
     read_only_root: bool = True
 
+    def without_gpus(
+        self, kind: str, *, cpu_prop: str, cpu: str | None, memory_prop: str, memory: str | None
+    ) -> ReplicaPod:
+        """This pod for a replica type that runs no training ranks (TFJob parameter servers, PaddleJob
+        servers): no GPUs, RDMA or ``/dev/shm``, and its own cpu cores and memory bytes when given.
+
+        Args:
+            kind: the construct's kind, for messages.
+            cpu_prop: the prop name of ``cpu``, for messages (e.g. ``"ps_cpu"``).
+            cpu: cpu cores as a quantity string, or ``None`` to keep this pod's.
+            memory_prop: the prop name of ``memory``, for messages.
+            memory: memory bytes as a quantity string, or ``None`` to keep this pod's.
+
+        Raises:
+            ValueError: a quantity that does not parse, quoting the prop.
+        """
+        return replace(
+            self,
+            gpus=0,
+            rdma=0,
+            shm=None,
+            cpu=self.cpu if cpu is None else require_quantity(kind, cpu_prop, cpu),
+            memory=self.memory
+            if memory is None
+            else require_quantity(kind, memory_prop, memory, whole_bytes=True),
+        )
+
     def container(self, mounts: Sequence[Mount]) -> dict[str, Any]:
         """The training container, with ``mounts`` after the scratch mounts."""
         extended: dict[str, int] = {}

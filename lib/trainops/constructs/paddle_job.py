@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_quantity, require_whole
+from trainops.constructs._core.props import require_whole
 from trainops.constructs.kubeflow import (
     KubeflowJob,
     PodProps,
@@ -205,17 +204,8 @@ class PaddleJob(KubeflowJob):
             read_only_root=read_only_root_filesystem,
         ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
         self._labels = dict(self._pod.labels or {})
-        self._server_pod = dataclasses.replace(
-            self._pod,
-            gpus=0,
-            rdma=0,
-            shm=None,
-            cpu=self._pod.cpu if server_cpu is None else require_quantity(_KIND, "server_cpu", server_cpu),
-            memory=(
-                self._pod.memory
-                if server_memory is None
-                else require_quantity(_KIND, "server_memory", server_memory, whole_bytes=True)
-            ),
+        self._server_pod = self._pod.without_gpus(
+            _KIND, cpu_prop="server_cpu", cpu=server_cpu, memory_prop="server_memory", memory=server_memory
         )
         self._emit()
 

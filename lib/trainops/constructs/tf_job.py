@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_quantity, require_whole
+from trainops.constructs._core.props import require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "REPLICA_TYPES", "SuccessPolicy", "TFJob"]
@@ -154,17 +153,8 @@ class TFJob(KubeflowJob):
             read_only_root=read_only_root_filesystem,
         ).check(_KIND, cluster, CONTAINER_NAME, pods=self.pods)
         self._labels = dict(self._pod.labels or {})
-        self._ps_pod = dataclasses.replace(
-            self._pod,
-            gpus=0,
-            rdma=0,
-            shm=None,
-            cpu=self._pod.cpu if ps_cpu is None else require_quantity(_KIND, "ps_cpu", ps_cpu),
-            memory=(
-                self._pod.memory
-                if ps_memory is None
-                else require_quantity(_KIND, "ps_memory", ps_memory, whole_bytes=True)
-            ),
+        self._ps_pod = self._pod.without_gpus(
+            _KIND, cpu_prop="ps_cpu", cpu=ps_cpu, memory_prop="ps_memory", memory=ps_memory
         )
         self._emit()
 
