@@ -9,15 +9,17 @@ uses (:func:`trainops.yaml.load.locate_issues`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from trainops.findings import Finding, Issue
+from trainops.kinds import GroupKind
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
+from trainops.policy.objects import ObjectSet
 from trainops.policy.pack import Pack
-from trainops.policy.rule import Context
+from trainops.policy.rule import CheckOne, Context
 from trainops.policy.waivers import WAIVER, waiver_issues, waivers_of
 from trainops.yaml.load import Document, locate_issues
 
@@ -47,31 +49,59 @@ def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]
     """Findings of every enabled rule on ``documents`` (documents that are not mappings are skipped:
     the loader and validator report them).
 
+    Each object's kind is read once (cross-object rules get an
+    :class:`~trainops.policy.objects.ObjectSet`); the single-object rules that apply to a kind are
+    chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
+    config's rule order, whichever kind of rule found them.
+
     Raises:
         RuleFailure: a rule raised.
     """
     docs = [d for d in documents if isinstance(d.data, dict)]
-    objects: list[dict[str, Any]] = [d.data for d in docs]
+    objects = ObjectSet([d.data for d in docs])
     context = Context(run.facts)
-    found: list[list[Issue]] = [[] for _ in docs]
-    for rule_id, rule_config in run.config.rules.items():
+    found: list[list[tuple[int, Issue]]] = [[] for _ in docs]
+    single: list[_Single] = []
+    for position, (rule_id, rule_config) in enumerate(run.config.rules.items()):
         rule = run.pack.rules[rule_id]
         options = rule_config.options
         if rule.check is not None:
-            for index, obj in enumerate(objects):
-                if rule.applies_to(obj):
-                    found[index].extend(_guard(rule_id, docs[index], rule.check(options, obj, context)))
+            single.append(_Single(position, rule_id, rule.kinds, rule.check, options))
         if rule.check_all is not None:
             try:
                 located = list(rule.check_all(options, objects, context))
             except Exception as exc:
                 raise RuleFailure(f"policy rule {rule_id} failed: {type(exc).__name__}: {exc}") from exc
             for index, issue in located:
-                found[index].append(_own(rule_id, issue))
+                found[index].append((position, _own(rule_id, issue)))
+    dispatch: dict[GroupKind | None, list[_Single]] = {}
+    for index, (obj, key) in enumerate(zip(objects, objects.kinds, strict=True)):
+        todo = dispatch.get(key)
+        if todo is None:
+            todo = dispatch[key] = [s for s in single if s.kinds is None or key in s.kinds]
+        for one in todo:
+            issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
+            found[index].extend((one.position, issue) for issue in issues)
     findings: list[Finding] = []
-    for document, obj, issues in zip(docs, objects, found, strict=True):
-        findings.extend(_finish(document, obj, issues, run))
+    for document, obj, ranked in zip(docs, objects, found, strict=True):
+        ranked.sort(key=_position)  # stable: a rule's own issues keep their order
+        findings.extend(_finish(document, obj, [issue for _, issue in ranked], run))
     return findings
+
+
+@dataclass(frozen=True)
+class _Single:
+    """A single-object rule as the dispatch table holds it (``position``: its place in the config)."""
+
+    position: int
+    rule_id: str
+    kinds: frozenset[GroupKind] | None
+    check: CheckOne
+    options: Mapping[str, Any]
+
+
+def _position(item: tuple[int, Issue]) -> int:
+    return item[0]
 
 
 def _own(rule_id: str, issue: Issue) -> Issue:
