@@ -173,7 +173,9 @@ def run_validate(opts: ValidateCommand) -> int:
 @click.option("--summary", is_flag=True, help="Print a summary line (files, documents, findings) on stderr.")
 @click.option("--verbose", "-v", is_flag=True, help="Print the target validated against on stderr.")
 @click.option(
-    "--policy", is_flag=True, help="Also run the policy rules of policies/ (as `policy check`) in the same run."
+    "--policy",
+    is_flag=True,
+    help="Also run the policy rules of policies/ (as `policy check`) in the same run.",
 )
 def command(**kwargs: Any) -> None:
     """Validate YAML files, directories or stdin (-) against Kubernetes and CRD schemas, strictly.
