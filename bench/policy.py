@@ -44,7 +44,9 @@ from bench.run import (
 )
 
 #: Documents of the core group Checkov scans at least (whole files; the first CRD file is added).
-CHECKOV_SAMPLE = 2000
+#: Checkov's cost per document grows with the number of resources it scans at once (its graph of
+#: resources, CKV2 checks), so a sample gives it a higher rate than the whole corpus would.
+CHECKOV_SAMPLE = 1000
 #: Target: trainops's whole pack over Checkov, documents/s (issue 12 point 11).
 TARGET_CHECKOV = 10
 #: Target: validation and the whole pack in one command, documents/s on 2 CPUs.
@@ -376,10 +378,12 @@ def evaluate(bench: PolicyBench, report: Report) -> None:
         and peer.docs_per_s
     ):
         ratio = policy.docs_per_s / peer.docs_per_s
+        per_cpu = _per_cpu_s(policy) / _per_cpu_s(peer) if _per_cpu_s(peer) else 0.0
         report.targets.append(
             Target(
                 f"≥ {TARGET_CHECKOV}x Checkov, whole policy pack, {bench.corpus} (same run)",
-                f"{ratio:.1f}x ({policy.docs_per_s:,.0f} vs {peer.docs_per_s:,.0f} docs/s)",
+                f"{ratio:.1f}x ({policy.docs_per_s:,.0f} vs {peer.docs_per_s:,.0f} docs/s;"
+                f" per CPU-s {per_cpu:.1f}x)",
                 ratio >= TARGET_CHECKOV,
             )
         )
@@ -394,13 +398,19 @@ def evaluate(bench: PolicyBench, report: Report) -> None:
         )
 
 
+def _per_cpu_s(run: ToolRun) -> float:
+    return run.documents / run.measurement.cpu_s if run.measurement.cpu_s else 0.0
+
+
 def notes(bench: PolicyBench) -> list[str]:
     """Notes printed under the tables."""
     out = [
         f"* checkov ({bench.checkov}) runs on a fixed sample of {bench.corpus}: {', '.join(bench.sample)}"
         f" ({bench.sample_documents:,} documents); its docs/s is extrapolated from it. It runs its"
         " Kubernetes framework offline (--skip-download); it has no checks for custom resources (PyTorchJob,"
-        " ServiceMonitor) and no cross-object checks but CKV2_K8S_*.",
+        " ServiceMonitor) and no cross-object checks but CKV2_K8S_*. Its CPU per document grows with the"
+        " number of resources scanned at once (its resource graph), so the sample flatters its rate on"
+        " the whole corpus.",
         "trainops policy: `policy check --config policies/default.yaml` (every rule enabled, facts of the first"
         " cluster of apps/clusters.py) on all documents at once; validate+policy: `validate --policy`, one report.",
     ]

@@ -267,6 +267,7 @@ def policy_check(
     A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
     ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
+    relax_gc()  # many short-lived, acyclic objects per document, as in validation
     texts: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for entry in inputs:

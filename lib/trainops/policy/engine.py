@@ -19,6 +19,7 @@ from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
 from trainops.policy.objects import ObjectSet
 from trainops.policy.pack import Pack
+from trainops.policy.pods import hold
 from trainops.policy.rule import CheckOne, Context
 from trainops.policy.waivers import WAIVER, waiver_issues, waivers_of
 from trainops.yaml.load import Document, locate_issues
@@ -79,9 +80,13 @@ def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]
         todo = dispatch.get(key)
         if todo is None:
             todo = dispatch[key] = [s for s in single if s.kinds is None or key in s.kinds]
-        for one in todo:
-            issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
-            found[index].extend((one.position, issue) for issue in issues)
+        hold(obj)
+        try:
+            for one in todo:
+                issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
+                found[index].extend((one.position, issue) for issue in issues)
+        finally:
+            hold(None)
     findings: list[Finding] = []
     for document, obj, ranked in zip(docs, objects, found, strict=True):
         ranked.sort(key=_position)  # stable: a rule's own issues keep their order
@@ -134,7 +139,12 @@ def _finish(document: Document, obj: dict[str, Any], issues: list[Issue], run: P
     for issue in issues:
         reason = reasons.get(issue.rule)
         if reason is None:
-            kept.append(replace(issue, level=run.config.rules[issue.rule].level))
+            level = run.config.rules[issue.rule].level
+            kept.append(
+                issue
+                if issue.level == level
+                else Issue(issue.parts, issue.message, issue.rule, issue.keyword, level)
+            )
         elif run.show_waived:
             kept.append(replace(issue, message=f"waived ({reason}): {issue.message}", level="info"))
     findings = locate_issues(document, kept, obj)
