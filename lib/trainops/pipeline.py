@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.findings import Finding, Result
+from trainops.policy.background import start as start_background
 from trainops.policy.config import load_config
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
@@ -150,16 +151,28 @@ def check(
     ``policy`` over all of them at once when given (:func:`policy_check`).
 
     Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
-    across ``workers`` processes when ``workers > 1``; the findings are those of a serial run.
+    across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
+    a forked process meanwhile (:mod:`trainops.policy.background`); the findings are those of a
+    serial run.
     Texts are validated after the files. The result carries ``target.describe()`` and at most one
     "superseded by Kubeflow Trainer v2" notice (see :func:`once_per_run`).
 
     Raises:
         SchemaError: a cached schema is unreadable.
     """
-    result = _validate(target, inputs, options, workers=workers, progress=progress)
+    files = [item for item in inputs if isinstance(item, str)]
+    background = None
+    if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
+        background = start_background(policy_check, inputs, policy)  # overlaps validation
+    try:
+        result = _validate(target, inputs, options, workers=workers, progress=progress)
+    except BaseException:
+        if background is not None:
+            background.cancel()
+        raise
     if policy is not None:  # unreadable files are already validation findings
-        result.extend(f for f in policy_check(inputs, policy).findings if f.rule != YAML.id)
+        checked = background.result() if background is not None else policy_check(inputs, policy)
+        result.extend(f for f in checked.findings if f.rule != YAML.id)
     return result
 
 
