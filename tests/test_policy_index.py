@@ -14,7 +14,15 @@ from trainops.policy.facts import Facts
 from trainops.policy.index import ObjectIndex
 from trainops.policy.objects import ObjectSet, PerSequence, hashable, of_kind
 from trainops.policy.pods import metadata_of
-from trainops.policy.selectors import ANY_VALUE_LABELS, all_pods, matches_map, pods_in, service_pods
+from trainops.policy.selectors import (
+    ANY_VALUE_LABELS,
+    all_pods,
+    matches,
+    matches_map,
+    pods_in,
+    selected_pods,
+    service_pods,
+)
 from trainops.yaml.load import Document, stream_text
 
 FIXTURES = Path(__file__).resolve().parent / "policies"
@@ -76,6 +84,19 @@ def test_pods_in_namespace_and_service_pods_match_the_plain_walk(objects: list[d
             else []
         )
         assert service_pods(obj, pods) == expected
+
+
+def test_selected_pods_match_the_plain_walk(objects: list[dict[str, Any]]) -> None:
+    pods = list(all_pods(objects))
+    for obj in objects:
+        namespace = metadata_of(obj).get("namespace")
+        spec = obj.get("spec")
+        for selector in (spec.get("selector"), spec.get("podSelector")) if isinstance(spec, dict) else ():
+            for any_value in (frozenset(), ANY_VALUE_LABELS):
+                expected = [
+                    p for p in pods if p.namespace == namespace and matches(selector, p.labels, any_value)
+                ]
+                assert selected_pods(selector, pods, namespace, any_value) == expected
 
 
 def test_object_index_first_matches_the_plain_walk(objects: list[dict[str, Any]]) -> None:

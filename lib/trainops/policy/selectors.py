@@ -163,6 +163,21 @@ def _by_label(pods: Sequence[Pods]) -> dict[tuple[str | None, Any, Any], list[Po
     return groups
 
 
+def selected_pods(
+    selector: Any, pods: Sequence[Pods], namespace: Any, any_value: frozenset[str] = frozenset()
+) -> list[Pods]:
+    """The pods of ``pods`` in ``namespace`` a LabelSelector selects (:func:`matches`), in order:
+    ``[p for p in pods if p.namespace == namespace and matches(selector, p.labels, any_value)]``."""
+    candidates = pods_in(pods, namespace)
+    match_labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    if isinstance(match_labels, dict) and hashable(namespace):  # narrow down by one label it asks for
+        for key, value in match_labels.items():
+            if key not in any_value and isinstance(key, str) and hashable(value):
+                candidates = _DERIVED.get(pods, "label", _by_label).get((namespace, key, value), [])
+                break
+    return [p for p in candidates if matches(selector, p.labels, any_value)]
+
+
 def service_pods(service: dict[str, Any], pods: Sequence[Pods]) -> list[Pods]:
     """The pod templates a Service selects (same namespace, equality selector; none without one)."""
     selector = service.get("spec", {}).get("selector") if isinstance(service.get("spec"), dict) else None
