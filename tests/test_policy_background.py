@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import trainops.pipeline as pipeline
-from trainops.pipeline import Target, check, policy_run
+from trainops.pipeline import Target, check, policy_check, policy_run
 from trainops.policy.background import start
 from trainops.policy.engine import RuleFailure
 
@@ -62,3 +62,16 @@ def test_background_policy_equals_serial(
     assert forked == [True]
     assert overlapped.sorted() == serial.sorted()
     assert rule in {f.rule for f in overlapped.findings}
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_parallel_policy_equals_serial(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    import trainops.policy.engine as engine
+
+    files = [str(p) for p in sorted(FIXTURES.glob("*/fail.yaml"))]
+    run = policy_run()
+    serial = policy_check(files, run)
+    monkeypatch.setattr(engine, "PARALLEL_DOCUMENTS", 0)
+    parallel = policy_check(files, run, workers=workers)
+    assert parallel.findings == serial.findings  # same findings in the same order
+    assert len(serial.findings) > len(files)

@@ -266,6 +266,7 @@ def policy_check(
     run: PolicyRun,
     *,
     cluster_facts: Callable[[str], Facts | None] | None = None,
+    workers: int = 1,
 ) -> Result:
     """Run the policy rules over the documents of ``inputs``; cross-object rules see them all at once,
     except that files inside different cluster trees (a directory holding ``lock.json``, i.e.
@@ -276,6 +277,8 @@ def policy_check(
         run: pack, config and facts.
         cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
             used when the user named no cluster or facts file.
+        workers: processes for the per-document work of large sets (see
+            :func:`~trainops.policy.engine.run_policies`).
 
     A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
     ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
@@ -301,7 +304,8 @@ def policy_check(
     result.extend(unreadable)
     for tree, documents in groups.items():
         facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
-        result.extend(run_policies(documents, replace(run, facts=facts) if facts is not None else run))
+        chosen = replace(run, facts=facts) if facts is not None else run
+        result.extend(run_policies(documents, chosen, workers=workers))
     return result
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from trainops.findings import Finding, Issue
 from trainops.kinds import GroupKind
+from trainops.policy.background import start
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
 from trainops.policy.objects import ObjectSet
@@ -42,18 +43,24 @@ class PolicyRun:
     show_waived: bool = False
 
 
+#: Documents from which ``run_policies`` splits the per-document work across ``workers`` processes.
+PARALLEL_DOCUMENTS = 2000
+
+
 class RuleFailure(RuntimeError):
     """A rule raised on a document: names the rule and the file (a bug in the rule; exit 3)."""
 
 
-def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]:
+def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int = 1) -> list[Finding]:
     """Findings of every enabled rule on ``documents`` (documents that are not mappings are skipped:
     the loader and validator report them).
 
     Each object's kind is read once (cross-object rules get an
     :class:`~trainops.policy.objects.ObjectSet`); the single-object rules that apply to a kind are
     chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
-    config's rule order, whichever kind of rule found them.
+    config's rule order, whichever kind of rule found them. With ``workers > 1`` and at least
+    :data:`PARALLEL_DOCUMENTS` documents, the single-object rules, waivers and positions run in that
+    many processes (forked after the cross-object rules); the findings are those of a serial run.
 
     Raises:
         RuleFailure: a rule raised.
@@ -75,22 +82,41 @@ def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]
                 raise RuleFailure(f"policy rule {rule_id} failed: {type(exc).__name__}: {exc}") from exc
             for index, issue in located:
                 found[index].append((position, _own(rule_id, issue)))
-    dispatch: dict[GroupKind | None, list[_Single]] = {}
-    for index, (obj, key) in enumerate(zip(objects, objects.kinds, strict=True)):
-        todo = dispatch.get(key)
-        if todo is None:
-            todo = dispatch[key] = [s for s in single if s.kinds is None or key in s.kinds]
-        hold(obj)
-        try:
-            for one in todo:
-                issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
-                found[index].extend((one.position, issue) for issue in issues)
-        finally:
-            hold(None)
-    findings: list[Finding] = []
-    for document, obj, ranked in zip(docs, objects, found, strict=True):
-        ranked.sort(key=_position)  # stable: a rule's own issues keep their order
-        findings.extend(_finish(document, obj, [issue for _, issue in ranked], run))
+
+    def finish(lo: int, hi: int) -> list[Finding]:
+        """Single-object rules, waivers and positions for documents ``lo..hi``."""
+        dispatch: dict[GroupKind | None, list[_Single]] = {}
+        out: list[Finding] = []
+        for index in range(lo, hi):
+            obj, key = objects[index], objects.kinds[index]
+            todo = dispatch.get(key)
+            if todo is None:
+                todo = dispatch[key] = [s for s in single if s.kinds is None or key in s.kinds]
+            hold(obj)
+            try:
+                for one in todo:
+                    issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
+                    found[index].extend((one.position, issue) for issue in issues)
+            finally:
+                hold(None)
+            ranked = sorted(found[index], key=_position)  # stable: a rule's own issues keep their order
+            out.extend(_finish(docs[index], obj, [issue for _, issue in ranked], run))
+        return out
+
+    if workers < 2 or len(docs) < PARALLEL_DOCUMENTS:
+        return finish(0, len(docs))
+    # The rest in forked processes (each a copy of this one: documents, cross-object issues), one
+    # slice each; this process takes the first slice.
+    bounds = [len(docs) * part // workers for part in range(workers + 1)]
+    children = [start(finish, bounds[part], bounds[part + 1]) for part in range(1, workers)]
+    try:
+        findings = finish(bounds[0], bounds[1])
+    except BaseException:
+        for child in children:
+            child.cancel()
+        raise
+    for child in children:
+        findings.extend(child.result())
     return findings
 
 
