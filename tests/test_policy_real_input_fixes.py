@@ -8,7 +8,9 @@ each case is the shape upstream writes, with the findings the fixed rule gives (
 - replica-restart-policy: an unset MPI launcher policy is defaulted by both operators (mpi-operator
   examples);
 - resource-requests / memory-limits: KServe's webhook fills an InferenceService container's
-  requests and limits (kserve/docs/samples/v1beta1/custom/simple.yaml).
+  requests and limits (kserve/docs/samples/v1beta1/custom/simple.yaml);
+- namespace-set / standard-labels: kind's cluster config is a tool's file, not an object;
+- graceful-rollout: ``Recreate`` is right for one replica on a PersistentVolumeClaim (MySQL tutorial).
 """
 
 from __future__ import annotations
@@ -185,3 +187,71 @@ CASES = [
 @pytest.mark.parametrize(("rule_id", "text", "messages"), CASES)
 def test_fixed_rule(rule_id: str, text: str, messages: list[str]) -> None:
     assert sorted(f.message for f in run_rule(rule_id, text)) == sorted(messages)
+
+
+KIND_CONFIG = """
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+nodes:
+- role: control-plane
+"""
+
+KUBELET_CONFIG = """
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+maxPods: 110
+"""
+
+
+@pytest.mark.parametrize("text", [KIND_CONFIG, KUBELET_CONFIG], ids=["kind-cluster", "kubelet-config"])
+@pytest.mark.parametrize("rule_id", ["namespace-set", "standard-labels"])
+def test_tool_configs_are_not_objects(rule_id: str, text: str) -> None:
+    """kueue's multikueue/dev/*-kind-config.yaml: a kind cluster config has no namespace or labels to set."""
+    assert run_rule(rule_id, text) == []
+
+
+def test_objects_of_every_kind_still_checked() -> None:
+    assert [f.message for f in run_rule("namespace-set", DEPLOYMENT)] == [
+        "Deployment sets no metadata.namespace"
+    ]
+
+
+def _recreate(replicas: int, volume: str) -> str:
+    return f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: mysql}}
+spec:
+  replicas: {replicas}
+  strategy: {{type: Recreate}}
+  selector: {{matchLabels: {{app: mysql}}}}
+  template:
+    metadata: {{labels: {{app: mysql}}}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{{name: mysql, image: mysql:9.1}}]
+      volumes: [{{name: data, {volume}}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "messages"),
+    [
+        pytest.param(
+            _recreate(1, "persistentVolumeClaim: {claimName: data}"), [], id="single-replica-with-claim"
+        ),
+        pytest.param(
+            _recreate(2, "persistentVolumeClaim: {claimName: data}"),
+            ["strategy Recreate stops every pod before starting new ones"],
+            id="two-replicas",
+        ),
+        pytest.param(
+            _recreate(1, "emptyDir: {}"),
+            ["strategy Recreate stops every pod before starting new ones"],
+            id="no-claim",
+        ),
+    ],
+)
+def test_recreate_for_a_single_stateful_pod(text: str, messages: list[str]) -> None:
+    """k8s-website application/mysql/mysql-deployment.yaml: one replica on a ReadWriteOnce claim must Recreate."""
+    assert [f.message for f in run_rule("graceful-rollout", text)] == messages
