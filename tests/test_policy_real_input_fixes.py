@@ -11,6 +11,7 @@ each case is the shape upstream writes, with the findings the fixed rule gives (
   requests and limits (kserve/docs/samples/v1beta1/custom/simple.yaml);
 - namespace-set / standard-labels: kind's cluster config is a tool's file, not an object;
 - graceful-rollout: ``Recreate`` is right for one replica on a PersistentVolumeClaim (MySQL tutorial).
+- run-policy: mpi-operator v2beta1 gives an unset backoffLimit to its launcher Job (default 6).
 """
 
 from __future__ import annotations
@@ -255,3 +256,34 @@ spec:
 def test_recreate_for_a_single_stateful_pod(text: str, messages: list[str]) -> None:
     """k8s-website application/mysql/mysql-deployment.yaml: one replica on a ReadWriteOnce claim must Recreate."""
     assert [f.message for f in run_rule("graceful-rollout", text)] == messages
+
+
+def _mpijob(api_version: str) -> str:
+    return f"""
+apiVersion: {api_version}
+kind: MPIJob
+metadata: {{name: pi}}
+spec:
+  runPolicy: {{cleanPodPolicy: Running, activeDeadlineSeconds: 3600}}
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers: [{{name: launcher, image: registry.example.com/mpi:1.0}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("api_version", "messages"),
+    [
+        pytest.param("kubeflow.org/v2beta1", [], id="mpi-operator-launcher-job-defaults-6"),
+        pytest.param(
+            "kubeflow.org/v1", ["runPolicy.backoffLimit is unset"], id="training-operator-unbounded"
+        ),
+    ],
+)
+def test_mpi_operator_backoff_limit_is_defaulted(api_version: str, messages: list[str]) -> None:
+    """mpi-operator/examples/v2beta1/pi/pi.yaml: the launcher Job's backoffLimit defaults to 6."""
+    assert [f.message for f in run_rule("run-policy", _mpijob(api_version))] == messages
