@@ -91,26 +91,31 @@ def read_expected() -> list[str]:
     return [line for line in lines if line and not line.startswith("#") and line != HEADER]
 
 
-def readme_table(documents: int, files: int, counts: Counter[Row]) -> str:
-    """The README's summary of the expectation: totals, then findings and files per rule."""
+def readme_table(documents: int, files: int, counts: Counter[Row], columns: int = 3) -> str:
+    """The README's summary of the expectation: totals, then findings (and files) per rule, most
+    frequent first, ``columns`` rules per table row."""
     per_rule: Counter[str] = Counter()
     files_of: dict[str, set[str]] = {}
     for (rule, file, _obj), count in counts.items():
         per_rule[rule] += count
         files_of.setdefault(rule, set()).add(file)
     flagged = len({file for _rule, file, _obj in counts})
-    lines = [
-        f"{files} files, {documents} documents; {sum(per_rule.values())} findings of {len(per_rule)} rules "
-        f"in {flagged} files ({files - flagged} files without a finding).",
-        "",
-        "| rule | findings | files |",
-        "|---|---:|---:|",
-        *(
-            f"| {rule} | {per_rule[rule]} | {len(files_of[rule])} |"
-            for rule in sorted(per_rule, key=lambda r: (-per_rule[r], r))
-        ),
+    cells = [
+        f"{rule} | {per_rule[rule]} ({len(files_of[rule])})"
+        for rule in sorted(per_rule, key=lambda r: (-per_rule[r], r))
     ]
-    return "\n".join(lines)
+    cells += [" | "] * (-len(cells) % columns)
+    rows = [" | ".join(cells[i : i + columns]) for i in range(0, len(cells), columns)]
+    return "\n".join(
+        [
+            f"{files} files, {documents} documents; {sum(per_rule.values())} findings of {len(per_rule)} rules "
+            f"in {flagged} files ({files - flagged} files without a finding). Findings (files) per rule:",
+            "",
+            "| " + " | ".join(["rule | findings"] * columns) + " |",
+            "|" + "---|---:|" * columns,
+            *(f"| {row} |" for row in rows),
+        ]
+    )
 
 
 def test_findings_match_the_reviewed_expectation(request: pytest.FixtureRequest) -> None:
