@@ -142,7 +142,12 @@ def test_every_rule_with_findings_is_reviewed() -> None:
 
 
 def test_readme_states_the_counts() -> None:
-    documents, counts = run_examples()
+    """The README's figures are those of the committed expectation file (and the documents read)."""
+    documents, _current = run_examples()
+    counts: Counter[Row] = Counter()
+    for line in read_expected():
+        rule, file, obj, count = line.split("\t")
+        counts[(rule, file, obj)] = int(count)
     table = readme_table(documents, len(example_files()), counts)
     assert table in README.read_text(encoding="utf-8"), (
         f"README.md's policy table is stale; it should read:\n{table}"
