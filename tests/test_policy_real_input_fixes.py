@@ -12,6 +12,8 @@ each case is the shape upstream writes, with the findings the fixed rule gives (
 - namespace-set / standard-labels: kind's cluster config is a tool's file, not an object;
 - graceful-rollout: ``Recreate`` is right for one replica on a PersistentVolumeClaim (MySQL tutorial).
 - run-policy: mpi-operator v2beta1 gives an unset backoffLimit to its launcher Job (default 6).
+- servicemonitor-target: a monitor that selects nothing names the Service it was meant for and what
+  keeps it out (seed 003: selected by its pods' labels, other namespace, unnamed port).
 """
 
 from __future__ import annotations
@@ -287,3 +289,45 @@ spec:
 def test_mpi_operator_backoff_limit_is_defaulted(api_version: str, messages: list[str]) -> None:
     """mpi-operator/examples/v2beta1/pi/pi.yaml: the launcher Job's backoffLimit defaults to 6."""
     assert [f.message for f in run_rule("run-policy", _mpijob(api_version))] == messages
+
+
+MONITORED = """
+apiVersion: v1
+kind: Service
+metadata: {name: model-serving, namespace: serving}
+spec:
+  selector: {app: model-serving}
+  ports: [{port: 8501, targetPort: 8501}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: model-serving, namespace: NAMESPACE}
+spec:
+  selector: {matchLabels: {app: model-serving}}
+  endpoints: [{port: metrics}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("namespace", "hint"),
+    [
+        pytest.param(
+            "serving",
+            "Service serving/model-serving selects pods by app=model-serving but carries no labels; "
+            "has no port named metrics",
+            id="same-namespace",
+        ),
+        pytest.param(
+            "monitoring",
+            "Service serving/model-serving selects pods by app=model-serving but carries no labels; "
+            "is in namespace serving, which the monitor does not watch; has no port named metrics",
+            id="other-namespace",
+        ),
+    ],
+)
+def test_servicemonitor_names_the_service_it_misses(namespace: str, hint: str) -> None:
+    """Seed 003: a ServiceMonitor selecting its Service by the pods' labels, which the Service lacks."""
+    found = run_rule("servicemonitor-target", MONITORED.replace("NAMESPACE", namespace))
+    assert [f.message for f in found] == [
+        f"ServiceMonitor selects no Service in the namespaces it watches ({hint})"
+    ]

@@ -130,7 +130,13 @@ ISSUE: dict[str, list[tuple[str, str, str, str]]] = {
             "servicemonitor-target",
             f"{S003}/7.2-servicemonitor.yaml",
             "ServiceMonitor/monitoring/model-serving",
-            "selects no",
+            "selects pods by app=model-serving but carries no labels",
+        ),
+        (
+            "servicemonitor-target",
+            f"{S003}/7.2-servicemonitor.yaml",
+            "ServiceMonitor/monitoring/model-serving",
+            "has no port named metrics",
         ),
         (
             "named-ports",
