@@ -149,3 +149,13 @@ def test_per_sequence_rebuilds_for_another_sequence() -> None:
     assert cache.get(second, "n", build) == 3
     assert cache.get(first, "n", build) == 2
     assert calls == [2, 3, 2]
+
+
+def test_rules_choose_objects_by_kind_alone(objects: list[dict[str, Any]]) -> None:
+    """The engine's dispatch table asks ``Rule.applies_to`` once per (group, kind): it must not read more."""
+    from trainops.policy.pack import load_pack
+
+    rules = load_pack(Path(__file__).resolve().parents[1] / "policies").rules.values()
+    for obj in objects:
+        bare = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
+        assert [r.applies_to(obj) for r in rules] == [r.applies_to(bare) for r in rules]

@@ -9,7 +9,7 @@ uses (:func:`trainops.yaml.load.locate_issues`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -74,7 +74,7 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
         rule = run.pack.rules[rule_id]
         options = rule_config.options
         if rule.check is not None:
-            single.append(_Single(position, rule_id, rule.kinds, rule.check, options))
+            single.append(_Single(position, rule_id, rule.applies_to, rule.check, options))
         if rule.check_all is not None:
             try:
                 located = list(rule.check_all(options, objects, context))
@@ -91,7 +91,8 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
             obj, key = objects[index], objects.kinds[index]
             todo = dispatch.get(key)
             if todo is None:
-                todo = dispatch[key] = [s for s in single if s.kinds is None or key in s.kinds]
+                # Rule.applies_to reads only the object's (group, kind): the first object of a kind decides
+                todo = dispatch[key] = [s for s in single if s.applies_to(obj)]
             hold(obj)
             try:
                 for one in todo:
@@ -126,7 +127,7 @@ class _Single:
 
     position: int
     rule_id: str
-    kinds: frozenset[GroupKind] | None
+    applies_to: Callable[[dict[str, Any]], bool]
     check: CheckOne
     options: Mapping[str, Any]
 
