@@ -11,10 +11,10 @@ from typing import Any
 
 from trainops.app import AppDef
 from trainops.project import Project
+from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.lockfile import read_lock
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
 from trainops.synth.render import AppResult, render_objects
-from trainops.yaml.dump import dump_document
 
 
 def kept_result(out: Path, cluster: str, app: str) -> AppResult | None:
