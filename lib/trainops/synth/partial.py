@@ -17,19 +17,22 @@ from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
 from trainops.synth.render import AppResult, render_objects
 
 
-def kept_result(out: Path, cluster: str, app: str) -> AppResult | None:
+def kept_result(
+    out: Path, cluster: str, app: str, entries: dict[str, dict[str, Any]] | None = None
+) -> AppResult | None:
     """The files of ``out/<cluster>/<app>/`` as an :class:`AppResult` (``seconds`` 0), or ``None``
     when the app has no directory there or a file is missing from ``lock.json``.
 
     The files are not parsed: each object is the identity ``lock.json`` records for its file
     (apiVersion, kind, namespace, name, run-of label, spec hash), all :func:`lock_entry` needs;
     :func:`~trainops.synth.lockfile.hand_edits` has already checked the files against the lock.
+    ``entries`` is the cluster's lock indexed by file (:func:`lock_entries`); default: read it.
     """
     directory = out / cluster / app
     if not directory.is_dir():
         return None
-    lock = read_lock(out / cluster)
-    entries = {str(e.get("file")): e for e in (lock or {}).get("objects", [])}
+    if entries is None:
+        entries = lock_entries(out, cluster)
     files: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
     for path in sorted(directory.glob("*.yaml")):
@@ -46,7 +49,17 @@ def kept_result(out: Path, cluster: str, app: str) -> AppResult | None:
         if entry["base"] != entry["name"]:
             metadata["labels"] = {RUN_OF_LABEL: entry["base"]}
         objects[path.name] = {"apiVersion": entry["apiVersion"], "kind": entry["kind"], "metadata": metadata}
-    return AppResult(cluster, app, files, objects, 0.0)
+    return AppResult(cluster, app, files, objects, 0.0, kept=directory)
+
+
+def lock_entries(out: Path, cluster: str) -> dict[str, dict[str, Any]]:
+    """The entries of ``out/<cluster>/lock.json`` by file (empty without a lock).
+
+    Raises:
+        UsageError: the lock file is unreadable.
+    """
+    lock = read_lock(out / cluster)
+    return {str(e.get("file")): e for e in (lock or {}).get("objects", [])}
 
 
 def render_some(
@@ -66,10 +79,13 @@ def render_some(
     results: list[AppResult] = []
     rendered: set[tuple[str, str]] = set()
     for target in clusters:
+        entries: dict[str, dict[str, Any]] | None = None
         for app_def in project.apps.values():
             if not app_def.targets(target):
                 continue
-            kept = None if render(app_def) else kept_result(out, target.name, app_def.name)
+            if not render(app_def) and entries is None:
+                entries = lock_entries(out, target.name)  # read once per cluster
+            kept = None if render(app_def) else kept_result(out, target.name, app_def.name, entries)
             if kept is not None:
                 results.append(kept)
                 continue

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trainops.app import AppDef, build_chart
@@ -55,6 +56,8 @@ class AppResult:
         files: file name → YAML text, sorted by file name.
         objects: file name → the normalised object written there (for lock.json).
         seconds: wall time of the render, in seconds.
+        kept: the directory holding exactly these files when they were kept as they are
+            (``synth --changed``, :func:`trainops.synth.partial.kept_result`), else ``None``.
     """
 
     cluster: str
@@ -62,6 +65,7 @@ class AppResult:
     files: dict[str, str]
     objects: dict[str, dict[str, Any]]
     seconds: float
+    kept: Path | None = None
 
 
 def render_app(app_def: AppDef, cluster: Cluster) -> dict[str, str]:

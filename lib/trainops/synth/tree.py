@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from trainops.atomic import atomic_write, normalise_modes, staged_directories
@@ -22,7 +23,20 @@ def tree_for(results: Sequence[AppResult]) -> dict[str, str]:
     return tree
 
 
-def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None:
+def links_for(results: Sequence[AppResult]) -> dict[str, Path]:
+    """Relative path under ``generated/`` → the file already holding its text, for the apps kept as
+    they are (:attr:`AppResult.kept`), so :func:`write_tree` links them instead of rewriting them."""
+    return {
+        f"{result.cluster}/{result.app}/{name}": result.kept / name
+        for result in results
+        if result.kept is not None
+        for name in result.files
+    }
+
+
+def write_tree(
+    out: Path, tree: dict[str, str], clusters: Iterable[str], links: Mapping[str, Path] | None = None
+) -> None:
     """Replace ``out/<cluster>`` for each cluster with the files of ``tree``, all clusters or none.
 
     Every cluster directory is written in full to a temporary sibling (each file through a temporary
@@ -30,6 +44,10 @@ def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None
     together with interrupts held (:func:`~trainops.atomic.staged_directories`): an exception or
     Ctrl-C at any point leaves ``out`` exactly as it was. Paths are confined to ``out``: every part
     of a path must be a plain file or directory name, whatever an object's name is.
+
+    ``links`` (:func:`links_for`) names files that already hold their text: they get a hard link in
+    the staging directory (one system call instead of a temporary file, a write and a rename; no file
+    is ever changed in place, so sharing its inode is safe), or are written when linking fails.
 
     Raises:
         UsageError: a cluster name or a path in ``tree`` is not a plain relative path inside ``out``.
@@ -49,6 +67,13 @@ def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None
                 if not target.is_relative_to(base):
                     raise UsageError(f"refusing to write outside {out}: {rel}")
                 target.parent.mkdir(parents=True, exist_ok=True)
+                source = links.get(rel) if links else None
+                if source is not None:
+                    try:
+                        os.link(source, target)
+                        continue
+                    except OSError:
+                        pass
                 atomic_write(target, text.encode("utf-8"))
             normalise_modes(staging)
 
