@@ -59,14 +59,19 @@ def write_tree(
     with staged_directories([root / cluster for cluster in names]) as stagings:
         for cluster, staging in zip(names, stagings, strict=True):
             base = staging.resolve()
+            made: set[Path] = {base}
             for rel, text in tree.items():
                 if not rel.startswith(f"{cluster}/"):
                     continue
                 _check_relative(out, rel)
-                target = (staging / rel[len(cluster) + 1 :]).resolve()
+                # plain names (checked above) in a directory this process just created: no link or
+                # ".." can lead out, so the path needs no resolving (one lstat per part and file)
+                target = base / rel[len(cluster) + 1 :]
                 if not target.is_relative_to(base):
                     raise UsageError(f"refusing to write outside {out}: {rel}")
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
                 source = links.get(rel) if links else None
                 if source is not None:
                     try:
