@@ -18,7 +18,7 @@ from trainops.nodeenv import configure_node
 
 configure_node()
 
-from cdk8s import ApiObject, JsonPatch  # noqa: E402
+from cdk8s import ApiObject, Chart, JsonPatch  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "Construct",
     "ObjectConstruct",
     "add_check",
+    "chart_namespace",
     "content_hash",
     "emit",
     "require_name",
@@ -136,6 +137,17 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted
     if patches:
         api_object.add_json_patch(*patches)
     return Emitted(api_object, None, None)
+
+
+def chart_namespace(scope: Construct) -> str | None:
+    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``, two jsii
+    calls); while ``trainops synth`` records an app, its Chart's, known in Python (a recorded app
+    whose tree holds any other Chart is rendered through cdk8s again)."""
+    recording = active()
+    if recording is not None:
+        return recording.namespace
+    namespace: str | None = Chart.of(scope).namespace
+    return namespace
 
 
 #: Cross-construct checks registered by :func:`add_check` since the last :func:`run_checks`.

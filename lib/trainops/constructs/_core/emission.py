@@ -204,7 +204,20 @@ def wire(value: Any) -> Any:
         Unsupported: a value jsii would carry differently (tuples, objects, non-string keys,
             integers beyond 2**53, floats that are not finite or print in exponent form).
     """
-    if value is None or isinstance(value, str | bool):
+    kind = type(value)
+    if kind is str or value is None or kind is bool:
+        return value
+    if kind is dict:  # the common case first, without the checks below
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise Unsupported("a mapping with non-string keys")
+            if item is not None:
+                out[key] = wire(item)
+        return out
+    if kind is list:
+        return [wire(item) for item in value]
+    if isinstance(value, str | bool):
         return value
     if isinstance(value, int):
         if abs(value) > _SAFE_INTEGER:
@@ -293,13 +306,23 @@ def _sanitize(value: Any, *, filter_empty: bool) -> Any:
     return value
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of a value :func:`wire` made (dicts, lists and scalars only)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy(item) for item in value]
+    return value
+
+
 def _apply(document: Any, op: PatchOp) -> Any:
     """fast-json-patch ``applyOperation`` (unvalidated, as cdk8s ``JsonPatch.apply`` runs it) of one
     add/replace/remove; the value is copied (cdk8s deep-clones the operations)."""
     if op.path == "":
         if op.op == "remove" or op.value is None:
             raise Unsupported("removing the whole document")
-        return wire(op.value)
+        return _copy(op.value)
     keys = [part.replace("~1", "/").replace("~0", "~") for part in op.path.split("/")[1:]]
     try:
         parent = document
@@ -310,12 +333,12 @@ def _apply(document: Any, op: PatchOp) -> Any:
             if op.op == "remove" or op.value is None:  # a None value arrives as undefined
                 parent.pop(last, None)
             else:
-                parent[last] = wire(op.value)
+                parent[last] = _copy(op.value)
         elif isinstance(parent, list):
             if op.op == "add":
-                parent.insert(len(parent) if last == "-" else int(last), wire(op.value))
+                parent.insert(len(parent) if last == "-" else int(last), _copy(op.value))
             elif op.op == "replace":
-                parent[int(last)] = wire(op.value)
+                parent[int(last)] = _copy(op.value)
             else:
                 del parent[int(last)]
         else:
