@@ -220,3 +220,18 @@ def test_eager_inside_a_recording_creates_api_objects() -> None:
     assert emitted.api_object is not None
     assert recorded.records == []
     assert [d["metadata"]["name"] for d in chart.to_json()] == ["cfg"]
+
+
+def test_cdk8s_json_patches_still_apply_through_cdk8s() -> None:
+    from cdk8s import JsonPatch
+
+    def build(chart: Any, cluster: Cluster) -> None:
+        from trainops.constructs import ModelServer
+
+        server = ModelServer(chart, "Server", cluster=cluster, name="web", image="registry.example.com/w:1")
+        server._api_object.add_json_patch(JsonPatch.add("/metadata/labels/extra", "yes"))
+
+    app_def = _app(build)
+    assert _recorded(app_def, CLUSTER) is None  # the recording cannot read a JsonPatch
+    objects = render_objects(app_def, CLUSTER)
+    assert objects["deployment_web.yaml"]["metadata"]["labels"]["extra"] == "yes"

@@ -170,6 +170,16 @@ class Emitted:
         ]
         self._api_object.add_json_patch(*patches)
 
+    def add_json_patch(self, *ops: Any) -> None:
+        """cdk8s ``ApiObject.addJsonPatch`` with cdk8s ``JsonPatch`` objects (what :func:`emit` returned
+        before it returned this handle); a recording cannot read them, so the app is rendered
+        through cdk8s instead. Prefer :meth:`patch`."""
+        if self._owner is not None:
+            self._owner.unsupported = "a cdk8s JsonPatch added to a recorded object"
+            return
+        assert self._api_object is not None
+        self._api_object.add_json_patch(*ops)
+
 
 def record(scope: Construct, obj: dict[str, Any], into: Recording) -> Emitted:
     """Record ``obj`` (apiVersion, kind, metadata and body) as emitted by ``scope``.
