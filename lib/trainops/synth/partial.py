@@ -4,17 +4,25 @@ app's files are taken as they are from ``generated/`` (already checked against `
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from trainops.app import AppDef
+from trainops.cluster import Cluster
 from trainops.project import Project
+from trainops.synth.delivery import ARGOCD_OPERATOR, class_members, deliver
 from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.lockfile import read_lock
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
 from trainops.synth.render import AppResult, render_objects
+
+#: Generated files are written by the dumper so that a YAML 1.1 safe loader reads them back exactly.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def kept_result(
@@ -66,7 +74,9 @@ def render_some(
     project: Project, out: Path, *, cluster: str | None, render: Callable[[AppDef], bool]
 ) -> tuple[list[AppResult], set[tuple[str, str]]]:
     """Render the apps for which ``render(app)`` is true (and any app with no files yet); keep the
-    others' files from ``out``.
+    others' files from ``out``; then the Argo CD objects of each cluster
+    (:func:`trainops.synth.delivery.deliver`, rendered again from every app's objects, the kept ones
+    read from their files), as :func:`~trainops.synth.render.render_project` does.
 
     Returns:
         Every (cluster, app) result in :func:`~trainops.synth.render.render_project` order, and the
@@ -76,6 +86,23 @@ def render_some(
         AppError: a rendered app's code raised. UsageError: two objects map to one file.
     """
     clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
+    results, rendered = _render_apps(project, out, clusters, render)
+    if not any(class_members(project.clusters, c)[0].has_operator(ARGOCD_OPERATOR) for c in clusters):
+        return results, rendered
+    results = [_read_objects(r) for r in results]
+
+    def others(project: Project, member: Cluster) -> list[AppResult]:
+        return [_read_objects(r) for r in _render_apps(project, out, [member], render)[0]]
+
+    delivered = deliver(project, clusters, results, others)
+    rendered |= {(r.cluster, r.app) for r in delivered}
+    return results + delivered, rendered
+
+
+def _render_apps(
+    project: Project, out: Path, clusters: list[Cluster], render: Callable[[AppDef], bool]
+) -> tuple[list[AppResult], set[tuple[str, str]]]:
+    """The apps part of :func:`render_some` for ``clusters``."""
     results: list[AppResult] = []
     rendered: set[tuple[str, str]] = set()
     for target in clusters:
@@ -95,3 +122,12 @@ def render_some(
             results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
             rendered.add((target.name, app_def.name))
     return results, rendered
+
+
+def _read_objects(result: AppResult) -> AppResult:
+    """A kept result with its objects read from its files (the lock's identities are not enough for
+    the delivery step); others as they are."""
+    if result.kept is None:
+        return result
+    objects = {name: yaml.load(text, Loader=_LOADER) for name, text in result.files.items()}
+    return dataclasses.replace(result, objects=objects)
