@@ -36,7 +36,9 @@ except ImportError:  # pragma: no cover
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 #: Stream-level syntax the splitter does not model: directives and document-end markers.
 _STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
-_CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
+#: A line with content: YAML's white space is only space and tab (a no-break space, which Python's
+#: ``\s`` matches, starts a plain scalar: ``\xa0: 1`` is a mapping for go-yaml and PyYAML).
+_CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 #: A JSON string holding a scalar YAML 1.1 types otherwise (bool, null, octal, hex, base-60, ...).
 #: Matched on rapidyaml's JSON output, where keys and values both appear as JSON strings; a quoted
