@@ -42,19 +42,21 @@ _CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
 #: Matched on rapidyaml's JSON output, where keys and values both appear as JSON strings; a quoted
 #: YAML string that happens to match only costs a fallback.
 _AMBIGUOUS_JSON = re.compile(
-    r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y|Y|n|N|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|~|'
-    r"True|TRUE|False|FALSE|Null|NULL|"
-    r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|"
-    r"[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+|"
-    r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
-    r"\+[0-9][0-9._]*|"
-    r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
+    r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y(?:es)?|Y(?:es|ES)?|n(?:o)?|N(?:o|O|ull|ULL)?|o(?:n|ff)|O(?:n|N|ff|FF)|~|'
+    r"T(?:rue|RUE)|F(?:alse|ALSE)|"
+    r"[-+]?(?:\.(?:inf|Inf|INF|nan|NaN|NAN)|"
+    r"0[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+|"
+    r"[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
+    r"[0-9]+_[0-9_]*(?:\.[0-9_]*)?)|"
+    r'\+[0-9][0-9._]*)"'
 )
 #: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
 #: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
 #: do not. Also an empty key (``?`` or ``:`` alone, which rapidyaml reads as ``""``). Quoted YAML
 #: strings like ``"*"`` or ``""`` match too and only cost a fallback.
-_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":')
+#: Written quote first (each alternative checks what precedes the quote afterwards), so the search only
+#: stops at quotes: ``(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":`` matches the same texts.
+_RESERVED_JSON = re.compile(r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))')
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
 #: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
