@@ -2,17 +2,22 @@
 
 * The fast path's YAML 1.1 screens (:data:`trainops.yaml.fast._AMBIGUOUS_JSON`, ``_RESERVED_JSON``) were
   rewritten for speed; they must accept exactly the texts the original patterns (below) accept.
+* :func:`trainops.credentials.json_may_hold_credential` and ``json_may_name_secret`` may only answer
+  ``False`` when detect-secrets (``credential_in``) and ``secret_named`` flag no string of the value.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trainops.credentials import _detectors, json_may_hold_credential, json_may_name_secret, secret_like
 from trainops.yaml import fast
 
 EXAMPLES = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
@@ -98,3 +103,91 @@ def test_ambiguous_screen_matches_the_original(text: str) -> None:
 def test_ambiguous_screen_on_scalars(word: str) -> None:
     text = f'{{"k": "{word}"}}'
     assert (fast._AMBIGUOUS_JSON.search(text) is None) == (ORIGINAL_AMBIGUOUS.search(text) is None)
+
+
+#: Credentials of every detector (detect-secrets' own test values and the forms it documents), and
+#: names of env variables that ``secret_named`` flags.
+CREDENTIALS = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "A3TXIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
+    'AwS token: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----",
+    "PuTTY-User-Key-File-2: ssh-rsa",
+    "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=" + "a" * 86 + "==",
+    "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "glpat-" + "x" * 20,
+    "GR1348941" + "y" * 20,
+    "glcbt-1a_" + "z" * 20,
+    "xoxb-123456789012-1234567890123-abcdefghijABCDEFGHIJklmn",
+    "XOXP-1-abc",
+    "https://HOOKS.\u017flack.com/services/T000/B000/XXXX",
+    "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "sk-" + "a" * 20 + "T3BlbkFJ" + "b" * 20,
+    "pypi-AgEIcHlwaS5vcmc" + "c" * 70,
+    "//registry.npmjs.org/:_authToken=npm_abc",
+    "SG." + "d" * 22 + "." + "e" * 43,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "postgres://admin:s3cr3t-pw@db.internal:5432/app",
+    'mysql://us"er:p\\w@db',
+]
+
+
+def _detected(value: str) -> bool:
+    """Whether a detect-secrets detector matches a line of ``value`` (what ``credential_in`` runs,
+    without its marker test)."""
+    lines = value.splitlines() or [value]
+    return any(any(True for _ in d.analyze_string(line)) for line in lines for d in _detectors())
+
+
+@pytest.mark.parametrize("value", CREDENTIALS)
+def test_every_detector_passes_the_prefilter(value: str) -> None:
+    assert _detected(value)
+    document = {"spec": {"args": ["--x", value], "note": f"a\n{value}\tb"}}
+    assert json_may_hold_credential(json.dumps(document, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("value", ["gs://bucket/models/bert", "https://github.com/kubeflow/trainer", "plain"])
+def test_prefilter_passes_manifests_without_credentials(value: str) -> None:
+    assert not json_may_hold_credential(json.dumps({"spec": {"image": value}}))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in (key, *_strings(item))]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+#: Text around credential fragments: JSON-escaped characters, case variants, Unicode case equivalents.
+FRAGMENTS = st.sampled_from(
+    ["AKIA", "ghp_", "xox", "XoX", "://", ":", "@", "aws", "AWS", "'", '"', "\\", "\n", "\t", "k", "\u212a",
+     "\u017f", "hooks.slack.com", "eyJ", "a", "0", "/", "+", "PRIVATE KEY", "SG.", "=", " "]
+)  # fmt: skip
+VALUES = st.lists(FRAGMENTS, max_size=12).map("".join)
+
+
+@EXAMPLES
+@given(st.lists(VALUES, max_size=4))
+def test_prefilter_is_a_superset_of_the_detectors(values: list[str]) -> None:
+    document = {"data": dict(enumerate(values)), "list": values}
+    text = json.dumps({str(k): v for k, v in document.items()}, ensure_ascii=False, default=str)
+    if not json_may_hold_credential(text):
+        assert not any(_detected(s) for s in _strings(json.loads(text)))
+
+
+NAMES = st.lists(
+    st.sampled_from(["DB_", "PASS", "pa\u017f\u017f", "Token", "x", '"', "\\", "-", "api", "_KEY"]),
+    max_size=6,
+)
+
+
+@EXAMPLES
+@given(st.lists(NAMES.map("".join), max_size=3))
+def test_name_prefilter_is_a_superset(names: list[str]) -> None:
+    text = json.dumps({"env": [{"name": name, "value": "v"} for name in names]}, ensure_ascii=False)
+    if not json_may_name_secret(text):
+        assert not any(secret_like(name) for name in names)

@@ -170,43 +170,57 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
     names each repeated key with the path of its mapping; ``(False, None, [])`` when the caller
     must use the PyYAML path (also when a duplicate sits inside a value that a later duplicate
     replaced: its path is not in the result)."""
+    fast, value, duplicates, _ = fast_document_json(chunk)
+    return fast, value, duplicates
+
+
+def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | None]:
+    """:func:`fast_document` plus the JSON text rapidyaml emitted for the document (``None`` for an
+    empty document or when the PyYAML path must be used).
+
+    ``value`` is ``json.loads`` of that text, so every string of ``value`` (key or value) appears in it
+    as a JSON string literal (``"`` and ``\\`` escaped, line breaks as ``\\n``; other characters as
+    they are): checks may search the text instead of walking ``value`` (e.g. :mod:`trainops.validate.
+    checks.secret_literal`, :mod:`trainops.validate.nulls`). With duplicate keys the text also holds
+    the values the last duplicate replaced.
+    """
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
-        return False, None, []
+        return False, None, [], None
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
-        return False, None, []
+        return False, None, [], None
     if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
-        return False, None, []
+        return False, None, [], None
     if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
-        return False, None, []
+        return False, None, [], None
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))
     except Exception:  # rapidyaml rejects it: PyYAML reports the error with its position
-        return False, None, []
+        return False, None, [], None
     root = tree.root_id()
     doc = tree.first_child(root) if tree.is_stream(root) else root
     if doc == ryml.NONE:
-        return True, None, []
+        return True, None, [], None
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
-        return True, None, []
+        return True, None, [], None
     try:
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
-        return False, None, []
+        return False, None, [], None
     if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
-        return False, None, []
+        return False, None, [], None
     _DUPLICATES.clear()
     try:
         value = json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)
     except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
-        return False, None, []
+        return False, None, [], None
     if not _DUPLICATES:
-        return True, value, []
+        return True, value, [], text
     duplicates = _duplicate_paths(value)
     _DUPLICATES.clear()
     if duplicates is None:
-        return False, None, []
-    return True, value, duplicates
+        return False, None, [], None
+    return True, value, duplicates, text
 
 
 def _duplicate_paths(value: Any) -> list[Duplicate] | None:

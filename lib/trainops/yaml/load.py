@@ -30,7 +30,7 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
 from trainops.yaml import limits
-from trainops.yaml.fast import fast_document, split_documents
+from trainops.yaml.fast import fast_document_json, split_documents
 from trainops.yaml.locate import locate_in_text
 
 YAML = register(
@@ -81,6 +81,8 @@ class Document:
         text: the document's own text, kept by the fast path to compose ``node`` lazily.
         rejected: the finding that stopped this document from being read (over a resource limit);
             ``data`` is then ``None``.
+        json: the JSON text ``data`` was decoded from on the fast path, else ``None`` (see
+            :func:`~trainops.yaml.fast.fast_document_json`).
     """
 
     file: str
@@ -91,6 +93,7 @@ class Document:
     line_offset: int = 0
     text: str | None = None
     rejected: Finding | None = None
+    json: str | None = None
 
     def _node(self) -> yaml.Node:
         """The composed node tree; composed from ``text`` on first use for fast-path documents."""
@@ -299,7 +302,7 @@ def stream_text(
             index += 1
             continue
         try:
-            fast, value, duplicates = fast_document(chunk.text)
+            fast, value, duplicates, json_text = fast_document_json(chunk.text)
         except MemoryError:
             yield _rejected(path, index, offset, _out_of_memory())
             index += 1
@@ -309,7 +312,7 @@ def stream_text(
                 Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
                 for parts, key in duplicates
             ]
-            yield Document(path, index, value, None, problems, offset, chunk.text)
+            yield Document(path, index, value, None, problems, offset, chunk.text, json=json_text)
             index += 1
             continue
         for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index, bounded=True):
