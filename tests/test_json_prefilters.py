@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainops.credentials import _detectors, json_may_hold_credential, json_may_name_secret, secret_like
-from trainops.yaml import fast
+from trainops.yaml import fast, limits
 
 EXAMPLES = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
 
@@ -191,3 +191,56 @@ def test_name_prefilter_is_a_superset(names: list[str]) -> None:
     text = json.dumps({"env": [{"name": name, "value": "v"} for name in names]}, ensure_ascii=False)
     if not json_may_name_secret(text):
         assert not any(secret_like(name) for name in names)
+
+
+LINES = st.lists(
+    st.sampled_from(
+        [
+            "---",
+            "--- a",
+            "---\t",
+            "---x",
+            "...",
+            "... ",
+            "%YAML 1.1",
+            "a: 1",
+            "  - b",
+            "\t- c",
+            "? d",
+            "",
+            "-",
+        ]
+    ),
+    max_size=8,
+)
+ORIGINAL_DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
+ORIGINAL_STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
+CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
+
+
+def original_split(text: str) -> list[fast.Chunk] | None:
+    """``split_documents`` as first written (line-anchored patterns, tried at every position)."""
+    if ORIGINAL_STREAM_SYNTAX.search(text):
+        return None
+    bounds = [0, *(m.start() for m in ORIGINAL_DOC_START.finditer(text)), len(text)]
+    chunks, line = [], 0
+    for index in range(len(bounds) - 1):
+        piece = text[bounds[index] : bounds[index + 1]]
+        if index > 0 or (piece and CONTENT.search(piece)):
+            chunks.append(fast.Chunk(piece, line))
+        line += piece.count("\n")
+    return chunks
+
+
+@EXAMPLES
+@given(LINES, st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_split_documents_matches_the_original(lines: list[str], newline: str, final: bool) -> None:
+    text = newline.join(lines) + (newline if final else "")
+    assert fast.split_documents(text) == original_split(text)
+
+
+@EXAMPLES
+@given(st.lists(st.text(alphabet=" \t?-[{a", max_size=70), max_size=6), st.integers(1, 128))
+def test_over_depth_bound_is_depth_bound_over_the_limit(lines: list[str], limit: int) -> None:
+    text = "\n".join(lines)
+    assert limits.over_depth_bound(text, limit) == (limits.depth_bound(text) > limit)

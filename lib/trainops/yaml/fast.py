@@ -36,6 +36,9 @@ except ImportError:  # pragma: no cover
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 #: Stream-level syntax the splitter does not model: directives and document-end markers.
 _STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
+#: ``_DOC_START`` after the first line: searched from its literal ``\n---`` (``^`` would be tried at
+#: every position); the match starts one character before the document.
+_NEXT_DOC_START = re.compile(r"\n---(?=[ \t\n]|\Z)")
 _CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
 
 #: A JSON string holding a scalar YAML 1.1 types otherwise (bool, null, octal, hex, base-60, ...).
@@ -84,9 +87,11 @@ def split_documents(text: str) -> list[Chunk] | None:
     ``...`` end markers): the caller then parses the whole text with PyYAML. Text before the first
     ``---`` is a document only when it has content other than comments, as in YAML.
     """
-    if _STREAM_SYNTAX.search(text):
+    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
         return None
-    starts = [m.start() for m in _DOC_START.finditer(text)]
+    starts = [m.start() + 1 for m in _NEXT_DOC_START.finditer(text)]
+    if _DOC_START.match(text):
+        starts.insert(0, 0)
     chunks: list[Chunk] = []
     bounds = [0, *starts, len(text)]
     line = 0

@@ -359,7 +359,7 @@ def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document
             f"document is {size} bytes, over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
             "(3 MiB, the API server's request size limit); not read",
         )
-    if limits.depth_bound(text) > limits.MAX_DEPTH:
+    if limits.over_depth_bound(text):
         where = limits.too_deep(text, _Loader)
         if where is not None:
             return _rejected(
@@ -402,7 +402,7 @@ def _stream_pyyaml(
         bounded: ``text`` is one document already checked against the size and depth limits.
     """
     index = index_offset
-    if not bounded and limits.depth_bound(text) > limits.MAX_DEPTH:
+    if not bounded and limits.over_depth_bound(text):
         where = limits.too_deep(text, _Loader)
         if where is not None:  # the parser would recurse too deep: stop the file here
             yield _limit_finding(
