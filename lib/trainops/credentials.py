@@ -173,9 +173,10 @@ def json_may_name_secret(text: str) -> bool:
     return _SECRET_NAME_IN_JSON.search(text) is not None
 
 
-def secret_like(name: str) -> bool:
-    """Whether ``name`` looks like the name of a credential (the first test of :func:`secret_named`)."""
-    return _SECRET_NAME.search(name) is not None
+def secret_like(name: str, value: str | None = None) -> bool:
+    """Whether ``name`` looks like the name of a credential and ``value`` (when given) is not a reference,
+    template, switch or flag: the first test of :func:`secret_named` (``False`` means it is ``False``)."""
+    return _SECRET_NAME.search(name) is not None and (value is None or not _REFERENCE.match(value))
 
 
 def credential_in(value: str) -> str | None:

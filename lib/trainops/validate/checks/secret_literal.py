@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
+from typing import Any
 
 from trainops.credentials import (
     credential_in,
@@ -81,11 +82,35 @@ def check(context: DocumentContext) -> Iterator[Issue]:
 def _may_name_secret(context: DocumentContext, text: str) -> bool:
     """Whether an env entry or a ConfigMap key of the document (JSON text ``text``) may be named like a
     credential (the test by name of :func:`_problem`); ``False`` is exact."""
-    if '"env"' in text and json_may_name_secret(text):
+    if '"env"' in text and json_may_name_secret(text) and _literal_env_named_secret(context.data):
         return True
     if context.kind == "ConfigMap":
         entries = context.data.get("data")
         return isinstance(entries, dict) and any(isinstance(key, str) and secret_like(key) for key in entries)
+    return False
+
+
+def _literal_env_named_secret(data: Any) -> bool:
+    """Whether some ``env`` list below ``data`` has an entry whose string ``value`` and ``name`` pass
+    :func:`~trainops.credentials.secret_like` (a walk over collections only, without paths)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            env = node.get("env")
+            if isinstance(env, list):
+                for entry in env:
+                    if isinstance(entry, dict):
+                        name, value = entry.get("name"), entry.get("value")
+                        if isinstance(name, str) and isinstance(value, str) and secret_like(name, value):
+                            return True
+            for child in node.values():
+                if isinstance(child, dict | list):
+                    stack.append(child)
+        elif isinstance(node, list):
+            for child in node:
+                if isinstance(child, dict | list):
+                    stack.append(child)
     return False
 
 
