@@ -18,10 +18,6 @@ from typing import TYPE_CHECKING
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.findings import Finding, Result
-from trainops.policy.config import load_config
-from trainops.policy.engine import PolicyRun, run_policies
-from trainops.policy.facts import Facts, load_facts
-from trainops.policy.pack import load_pack
 from trainops.project import declared_clusters, find_cluster
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
@@ -35,6 +31,8 @@ from trainops.yaml.load import YAML, Document, stream_text
 from trainops.yaml.source import file_size, read_source
 
 if TYPE_CHECKING:
+    from trainops.policy.engine import PolicyRun
+    from trainops.policy.facts import Facts
     from trainops.schemas.sync import SyncReport
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
@@ -227,6 +225,11 @@ def policy_run(
     """
     if cluster is not None and facts is not None:
         raise UsageError("give --cluster or --facts, not both")
+    from trainops.policy.config import load_config  # here: `trainops validate` never imports policies
+    from trainops.policy.engine import PolicyRun
+    from trainops.policy.facts import Facts, load_facts
+    from trainops.policy.pack import load_pack
+
     pack = load_pack()
     if facts is not None:
         found = load_facts(facts)
@@ -242,6 +245,8 @@ def policy_run(
 def cluster_facts(name: str) -> Facts | None:
     """Facts of the cluster ``name`` declared in ``apps/clusters.py`` (found from the working
     directory), or ``None`` when no such cluster is declared."""
+    from trainops.policy.facts import Facts
+
     for cluster in declared_clusters():
         if cluster.name == name:
             return Facts.of_cluster(cluster)
@@ -267,6 +272,8 @@ def policy_check(
     A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
     ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
+    from trainops.policy.engine import run_policies
+
     texts: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for entry in inputs:
