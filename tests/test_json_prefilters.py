@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trainops import credentials
 from trainops.credentials import _detectors, json_may_hold_credential, json_may_name_secret, secret_like
 from trainops.yaml import fast, limits
 
@@ -244,3 +245,30 @@ def test_split_documents_matches_the_original(lines: list[str], newline: str, fi
 def test_over_depth_bound_is_depth_bound_over_the_limit(lines: list[str], limit: int) -> None:
     text = "\n".join(lines)
     assert limits.over_depth_bound(text, limit) == (limits.depth_bound(text) > limit)
+
+
+@pytest.mark.parametrize(
+    "letter", sorted(set("passwordpwdsecrettokenapikeyaccessauthprivateclientcredentialxohlmw"))
+)
+def test_any_case_classes_are_those_of_re_ignorecase(letter: str) -> None:
+    cls = credentials._any_case(letter)
+    assert {chr(c) for c in range(0x10000) if re.fullmatch(letter, chr(c), re.IGNORECASE)} == set(cls[1:-1])
+
+
+SEARCH_TEXT = st.lists(
+    st.sampled_from(
+        ["AKIA", "ASIA", "A3T", "PRIVATE KEY", "ghp_", "glpat-", "gl", "SG.", "SGx", "eyJ", "_authToken",
+         "xOx", "hooks.\u017flack.com", "hooks-slack.com", "HOOKS.SLACK.\u212aOM", "aw\u017f", "AWS", '"name": "',
+         '"name":\n"', "db_pa", "\u017f\u017fword", "Token", "\u0130", "api_", "KEY", '\\"', "\\\\", "x", " "]
+    ),
+    max_size=10,
+).map("".join)  # fmt: skip
+
+
+@EXAMPLES
+@given(SEARCH_TEXT)
+def test_rust_searches_agree_with_re(text: str) -> None:
+    """The jsonschema-rs searches answer as their ``re`` fallbacks (same pattern, two regex dialects)."""
+    assert credentials._STARTS_IN(text) == credentials._starts_in(text)
+    assert credentials._AWS_IN(text) == ("aws" in text.casefold())
+    assert credentials._NAME_IN(text) == (credentials._SECRET_NAME_IN_JSON.search(text) is not None)
