@@ -59,6 +59,11 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             yield Issue(
                 where, f'container "{container.name}" image {image} has no digest (require-digest)', ID
             )
-        elif not ref.digest and (ref.tag is None or ref.tag == "latest"):
-            shown = "is tagged latest" if ref.tag == "latest" else "has no tag (means latest)"
+        elif not ref.digest and (ref.tag is None or _moving(ref.tag)):
+            shown = f"is tagged {ref.tag}" if ref.tag else "has no tag (means latest)"
             yield Issue(where, f'container "{container.name}" image {image} {shown}', ID)
+
+
+def _moving(tag: str) -> bool:
+    """``latest`` or a variant of it (``latest-gpu``, ``gpu-latest``: Docker Hub's moving tags)."""
+    return tag == "latest" or tag.startswith("latest-") or tag.endswith("-latest")

@@ -3,7 +3,9 @@ and an activeDeadlineSeconds.
 
 Why: with cleanPodPolicy None finished pods keep their GPUs' node slots and logs pile up; an
 unbounded backoffLimit retries a broken job all night on expensive nodes; without a deadline a hung
-NCCL collective holds the GPUs until someone notices.
+NCCL collective holds the GPUs until someone notices. mpi-operator's v2beta1 MPIJob passes
+``backoffLimit`` to its launcher Job (``newLauncherJob``, ``mpi_job_controller.go``), whose unset
+backoffLimit the API server defaults to 6 (``SetDefaults_Job``): bounded, so unset is accepted there.
 
 Options: ``max-backoff-limit``: largest allowed backoffLimit.
 
@@ -54,6 +56,9 @@ from trainops.policy.pods import dig
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
+#: The API server's default ``backoffLimit`` of a batch/v1 Job (``SetDefaults_Job``).
+JOB_BACKOFF_LIMIT = 6
+
 ID = "run-policy"
 LEVEL: Level = "warning"
 KINDS = KUBEFLOW_JOBS
@@ -74,6 +79,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             (*base, "cleanPodPolicy"), f"runPolicy.cleanPodPolicy is {shown}; want Running or All", ID
         )
     backoff = run.get("backoffLimit")
+    if backoff is None and obj.get("apiVersion") == "kubeflow.org/v2beta1":
+        backoff = JOB_BACKOFF_LIMIT  # mpi-operator hands it to the launcher's batch/v1 Job
     if backoff is None:
         yield Issue((*base, "backoffLimit"), "runPolicy.backoffLimit is unset", ID)
     elif isinstance(backoff, int) and backoff > conf["max-backoff-limit"]:
