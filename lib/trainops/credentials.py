@@ -107,35 +107,26 @@ def _keyword() -> Any:
 
 #: What a detector of :func:`_detectors` cannot match without (case-sensitive): the start of each of
 #: their patterns (PrivateKey, AWS key IDs, Azure, GitHub, GitLab, Stripe, OpenAI, PyPI, npm, SendGrid,
-#: JWT), all of characters JSON text holds unescaped. One expression per first character: each is
-#: searched from its literal start (about 0.5 ns per character, faster than ``in`` for short needles);
-#: one alternation of them all would be tried at every position, 70 times slower.
-_DETECTOR_STARTS = tuple(
-    re.compile(pattern)
-    for pattern in (
-        r"A(?:3T|BIA|CCA|KIA|SIA|ccountKey=)",
-        r"P(?:RIVATE KEY|uTTY-User-Key-File-2)",
-        r"g(?:h[pousr]_|l(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-)",
-        r"GR1348941",
-        r"k_live_",
-        r"T3BlbkFJ",
-        r"pypi-AgE",
-        r"_authToken",
-        r"SG\.",
-        r"eyJ",
-    )
+#: JWT), all of characters JSON text holds unescaped.
+_DETECTOR_STARTS = (
+    r"A(?:3T|BIA|CCA|KIA|SIA|ccountKey=)",
+    r"P(?:RIVATE KEY|uTTY-User-Key-File-2)",
+    r"g(?:h[pousr]_|l(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-)",
+    r"GR1348941",
+    r"k_live_",
+    r"T3BlbkFJ",
+    r"pypi-AgE",
+    r"_authToken",
+    r"SG\.",
+    r"eyJ",
 )
-#: The same for the detectors matching case-insensitively (Slack tokens and webhooks), searched in the
-#: case-folded text: ``str.casefold`` maps every character ``re.IGNORECASE`` equates with a letter
-#: (e.g. U+017F ``ſ`` with ``s``) to that letter.
-_DETECTOR_STARTS_ANY_CASE = (re.compile("xox"), re.compile(r"hooks\.slack\.com"))
+#: The same for the detectors matching case-insensitively (Slack tokens and webhooks).
+_DETECTOR_STARTS_ANY_CASE = ("xox", r"hooks\.slack\.com")
 #: detect-secrets' BasicAuthDetector pattern (``://user:password@``); its character classes admit every
 #: character of a JSON escape, so a match in a value is a match in the value's JSON text.
-_BASIC_AUTH = re.compile(r"://[^:/?#\[\]@!$&'()*+,;=\s]+:[^:/?#\[\]@!$&'()*+,;=\s]+@")
+_BASIC_AUTH = r"://[^:/?#\[\]@!$&'()*+,;=\s]+:[^:/?#\[\]@!$&'()*+,;=\s]+@"
 #: AWSKeyDetector's secret-key pattern needs a 40-character key between quotes (``"`` is ``\"`` in JSON).
-_AWS_SECRET = re.compile(r"(?:'|\\\")[0-9a-zA-Z/+]{40}(?:'|\\\")", re.IGNORECASE)
-
-
+_AWS_SECRET = r"(?i)(?:'|\\\")[0-9a-zA-Z/+]{40}(?:'|\\\")"
 #: The characters ``re.IGNORECASE`` equates with a letter beyond its two ASCII cases (Python's ``re``
 #: tables, checked by tests/test_json_prefilters.py over the Basic Multilingual Plane).
 _CASE_EXTRA = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
@@ -155,6 +146,22 @@ def _any_case(pattern: str) -> str:
     return "".join(out)
 
 
+#: A ``"name": "..."`` member of JSON text whose string :func:`secret_named` may flag (its pattern is
+#: :data:`_SECRET_NAME`'s, which matches no character JSON escapes; JSON's own whitespace after ``:``).
+_SECRET_NAME_IN_JSON = r'"name":[ \t\n\r]*"(?:[^"\\]|\\.)*?(?:' + _any_case(_SECRET_NAME.pattern) + ")"
+
+
+def _starts_in(text: str) -> bool:
+    """:data:`_DETECTOR_STARTS` occur in ``text``, or :data:`_DETECTOR_STARTS_ANY_CASE` in its case-folded
+    form (``str.casefold`` maps every character ``re.IGNORECASE`` equates with a letter, e.g. U+017F
+    with ``s``, to that letter); searched with ``re``, one expression at a time (each from its literal
+    start; one alternation of them all would be tried at every position, 70 times slower)."""
+    if any(re.search(start, text) for start in _DETECTOR_STARTS):
+        return True
+    folded = text.casefold()
+    return any(re.search(start, folded) for start in _DETECTOR_STARTS_ANY_CASE)
+
+
 def _search(pattern: str, fallback: Callable[[str], bool]) -> Callable[[str], bool]:
     """A test whether ``pattern`` occurs in a text, run by jsonschema-rs (a JSON Schema ``pattern`` on a
     string instance: Rust's regex crate finds literal alternations with SIMD, about 25 times faster
@@ -168,26 +175,17 @@ def _search(pattern: str, fallback: Callable[[str], bool]) -> Callable[[str], bo
         return fallback
 
 
-def _starts_in(text: str) -> bool:
-    """:data:`_DETECTOR_STARTS` or :data:`_DETECTOR_STARTS_ANY_CASE` occur in ``text`` (``re``)."""
-    if any(start.search(text) for start in _DETECTOR_STARTS):
-        return True
-    folded = text.casefold()
-    return any(start.search(folded) for start in _DETECTOR_STARTS_ANY_CASE)
-
-
-#: :func:`_starts_in` as one pattern searched by jsonschema-rs.
-_STARTS_IN = _search(
-    "|".join(
-        [
-            *(start.pattern for start in _DETECTOR_STARTS),
-            *(_any_case(start.pattern) for start in _DETECTOR_STARTS_ANY_CASE),
-        ]
-    ),
-    _starts_in,
-)
-#: ``aws`` in any case (AWSKeyDetector's secret-key pattern is case-insensitive).
-_AWS_IN = _search(_any_case("aws"), lambda text: "aws" in text.casefold())
+@cache
+def _screens() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[[str], bool]]:
+    """The searches of :func:`json_may_hold_credential` and :func:`json_may_name_secret`, compiled on
+    first use (not at start-up): the detectors' starts (:func:`_starts_in` as one pattern), ``aws`` in
+    any case (AWSKeyDetector's secret-key pattern is case-insensitive) and :data:`_SECRET_NAME_IN_JSON`."""
+    starts = "|".join([*_DETECTOR_STARTS, *(_any_case(start) for start in _DETECTOR_STARTS_ANY_CASE)])
+    return (
+        _search(starts, _starts_in),
+        _search(_any_case("aws"), lambda text: "aws" in text.casefold()),
+        _search(_SECRET_NAME_IN_JSON, lambda text: re.search(_SECRET_NAME_IN_JSON, text) is not None),
+    )
 
 
 def json_may_hold_credential(text: str) -> bool:
@@ -202,19 +200,12 @@ def json_may_hold_credential(text: str) -> bool:
         text: a JSON text as ``json.dumps`` or rapidyaml writes it (strings escape only ``"``, ``\\``
             and control characters).
     """
-    if _STARTS_IN(text):
+    starts_in, aws_in, _ = _screens()
+    if starts_in(text):
         return True
-    if "://" in text and _BASIC_AUTH.search(text):
+    if "://" in text and re.search(_BASIC_AUTH, text):
         return True
-    return ("'" in text or '\\"' in text) and _AWS_IN(text) and _AWS_SECRET.search(text) is not None
-
-
-#: A ``"name": "..."`` member of JSON text whose string :func:`secret_named` may flag (its pattern is
-#: :data:`_SECRET_NAME`'s, which matches no character JSON escapes; JSON's own whitespace after ``:``).
-_SECRET_NAME_IN_JSON = re.compile(
-    r'"name":[ \t\n\r]*"(?:[^"\\]|\\.)*?(?:' + _any_case(_SECRET_NAME.pattern) + ")"
-)
-_NAME_IN = _search(_SECRET_NAME_IN_JSON.pattern, lambda text: _SECRET_NAME_IN_JSON.search(text) is not None)
+    return ("'" in text or '\\"' in text) and aws_in(text) and re.search(_AWS_SECRET, text) is not None
 
 
 def json_may_name_secret(text: str) -> bool:
@@ -222,7 +213,7 @@ def json_may_name_secret(text: str) -> bool:
 
     ``False`` is exact; ``True`` only means "look closer" (container and volume names count too).
     """
-    return _NAME_IN(text)
+    return _screens()[2](text)
 
 
 def secret_like(name: str, value: str | None = None) -> bool:
