@@ -21,10 +21,12 @@ from __future__ import annotations
 import os
 import re
 import resource
-
-import yaml
+from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
+
+if TYPE_CHECKING:
+    import yaml
 
 #: Largest document (UTF-8 bytes) that is parsed; the API server's ``MaxRequestBodyBytes``.
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
@@ -108,6 +110,8 @@ def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -
     :func:`depth_bound` exceeds ``limit``. Syntax errors end the scan quietly (the parser that
     runs next reports them with their position).
     """
+    import yaml  # only for documents that may nest too deep (start-up)
+
     depth = 0
     loader_instance = loader(text)
     try:
