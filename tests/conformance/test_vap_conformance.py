@@ -1,0 +1,178 @@
+"""The exported ValidatingAdmissionPolicies in a real kube-apiserver (v1.36, ``../shared/oracle``).
+
+For each CEL rule of the pack with core-kind fixtures: create its ConfigMap, policies and bindings
+(``trainops policy export-vap``; the server compiles every expression on create and refuses what
+does not compile), wait until admission enforces them, then send every core-kind document of the
+rule's ``pass.yaml`` and ``fail.yaml`` with server-side dry run. A document the offline engine
+flags must be denied by this rule's policy, with each offline finding (``<path>: <message>``) in the
+server's message; a document it passes must not be denied by it. Documents the server refuses for
+another reason are left out; Pods are sent without ``ephemeralContainers`` (forbidden on create)
+and checked offline the same way. The bindings are deleted after
+each rule, so one rule's policies never deny another rule's fixtures.
+
+The oracle runs with its own state directory and ports (6843/2879), so it never meets the oracle of
+``test_conformance.py``; the module skips when it cannot start.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from conformance.oracle import ORACLE_SH, OracleEnv, OracleUnavailable
+from tests.test_policy_rules import FIXTURES, PACK, run_rule
+from trainops.policy.config import load_config
+from trainops.policy.vap import export_objects, plural
+from trainops.yaml.load import Document, stream_text
+
+pytestmark = [pytest.mark.conformance]
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = load_config(PACK, REPO / "policies" / "default.yaml")
+CORE: dict[str, str] = {"v1": "/api/v1", "apps/v1": "/apis/apps/v1", "batch/v1": "/apis/batch/v1"}
+ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+NAMESPACE = "trainops-system"
+
+
+def _environ() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        ORACLE_DIR=f"/tmp/trainops-vap-oracle-{os.getuid()}", ORACLE_API_PORT="6843", ORACLE_ETCD_PORT="2879"
+    )
+    return env
+
+
+def _start() -> OracleEnv:
+    if not ORACLE_SH.is_file():
+        raise OracleUnavailable(f"{ORACLE_SH} is missing")
+    proc = subprocess.run(
+        ["bash", str(ORACLE_SH), "start"],
+        env={**_environ(), "FRESH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if proc.returncode != 0:
+        raise OracleUnavailable(
+            f"the kube-apiserver oracle cannot start here: {' '.join(proc.stderr.split())}"
+        )
+    values = dict(line.split("=", 1) for line in proc.stdout.splitlines() if line.startswith("ORACLE_"))
+    return OracleEnv(values["ORACLE_URL"], values["ORACLE_TOKEN"], values["ORACLE_CA"])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[httpx.Client]:
+    try:
+        env = _start()
+    except (OracleUnavailable, OSError, subprocess.TimeoutExpired, KeyError) as exc:
+        pytest.skip(str(exc))
+    client = httpx.Client(
+        base_url=env.url,
+        verify=ssl.create_default_context(cafile=env.ca),
+        headers={"Authorization": f"Bearer {env.token}"},
+        timeout=60,
+    )
+    try:
+        yield client
+    finally:
+        client.close()
+        subprocess.run(["bash", str(ORACLE_SH), "stop"], env=_environ(), capture_output=True, timeout=60)
+
+
+def _url(obj: dict[str, Any]) -> str:
+    base = CORE.get(obj["apiVersion"], "/apis/" + obj["apiVersion"])
+    kind = obj["kind"]
+    if kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
+        return f"{base}/{plural(kind)}"
+    namespace = obj["metadata"].get("namespace", "default")
+    return f"{base}/namespaces/{namespace}/{plural(kind)}"
+
+
+def _namespace(client: httpx.Client, name: str) -> None:
+    client.post(
+        "/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    )
+
+
+def _documents(rule_id: str) -> list[tuple[str, dict[str, Any], list[str]]]:
+    """Core-kind documents of the rule's fixtures with the offline findings ``<path>: <message>``."""
+    out = []
+    for name in ("fail.yaml", "pass.yaml"):
+        path = FIXTURES / rule_id / name
+        for document in stream_text(path.read_text(encoding="utf-8"), str(path)):
+            if (
+                isinstance(document, Document)
+                and isinstance(document.data, dict)
+                and document.data.get("apiVersion") in CORE
+            ):
+                data = dict(document.data)
+                if data.get("kind") == "Pod" and isinstance(data.get("spec"), dict):
+                    # the server forbids ephemeral containers on create: send (and check) the Pod without
+                    data["spec"] = {k: v for k, v in data["spec"].items() if k != "ephemeralContainers"}
+                text = yaml.safe_dump(data)
+                found = run_rule(rule_id, text)
+                out.append(
+                    (f"{name}#{document.index}", document.data, [f"{f.path}: {f.message}" for f in found])
+                )
+    return out
+
+
+#: CEL rules whose fixtures hold a core-kind document the offline engine flags.
+RULES = sorted(
+    r for r, rule in PACK.rules.items() if rule.cel is not None and any(f for _, _, f in _documents(r))
+)
+
+
+def _dry_run(client: httpx.Client, obj: dict[str, Any]) -> tuple[int, str]:
+    _namespace(client, obj["metadata"].get("namespace", "default"))
+    response = client.post(_url(obj) + "?dryRun=All", json=obj)
+    return response.status_code, response.json().get("message", "") if response.status_code >= 300 else ""
+
+
+@pytest.mark.parametrize("rule_id", RULES)
+def test_exported_policies_enforce_what_ci_checks(server: httpx.Client, rule_id: str) -> None:
+    objects = [
+        o
+        for o in export_objects(PACK, CONFIG)
+        if o.body["metadata"]["labels"]["trainops.dev/rule"] == rule_id
+    ]
+    _namespace(server, NAMESPACE)
+    for item in objects:
+        response = server.post(_url(item.body), json=item.body)
+        assert response.status_code == 201, f"{item.kind} {item.name}: {response.text[:2000]}"
+    documents = _documents(rule_id)
+    marker = f"ValidatingAdmissionPolicy 'trainops-{rule_id}"
+    try:
+        failing = [obj for _, obj, found in documents if found]
+        deadline = time.monotonic() + 60
+        # the admission plugin picks new policies up asynchronously
+        while not any(marker in (last := _dry_run(server, obj))[1] for obj in failing):
+            assert time.monotonic() < deadline, f"the policies were not enforced within 60 s: {last}"
+            time.sleep(1)
+        compared = 0
+        for label, obj, found in documents:
+            code, message = _dry_run(server, obj)
+            denied = marker in message
+            if code >= 300 and not denied:
+                continue  # refused for another reason than this rule
+            compared += 1
+            assert denied == bool(found), f"{label}: server {code} {message!r}, offline {found}"
+            for finding in found:
+                assert finding in message, f"{label}: {finding!r} not in the server's message {message!r}"
+        assert compared >= 1
+    finally:
+        for item in objects:
+            server.delete(
+                f"{_url(item.body)}/{item.name}"
+                if item.kind != "ConfigMap"
+                else _url(item.body) + f"/{item.name}"
+            )
