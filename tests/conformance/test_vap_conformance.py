@@ -176,3 +176,138 @@ def test_exported_policies_enforce_what_ci_checks(server: httpx.Client, rule_id:
                 if item.kind != "ConfigMap"
                 else _url(item.body) + f"/{item.name}"
             )
+
+
+# --- user policies: the offline evaluator's decisions against the server's ----------------------------
+
+OBJECTS = """\
+apiVersion: v1
+kind: Namespace
+metadata: {name: vap-gpu, labels: {tier: gpu}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: vap-cpu, labels: {tier: cpu}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: caps, namespace: vap-gpu, labels: {caps: "yes"}}
+data: {max: "3"}
+"""
+
+
+def _deployment(name: str, namespace: str, replicas: int, labels: str = "{}") -> str:
+    return (
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: {namespace}, labels: {labels}}}\n"
+        f"spec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n"
+        f"  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+        f"    spec: {{containers: [{{name: c, image: 'registry.example.com/c:1'}}]}}\n"
+    )
+
+
+DEPLOYMENTS = [
+    _deployment("big", "vap-gpu", 5, "{team: a}"),
+    _deployment("small", "vap-gpu", 2),
+    _deployment("huge", "vap-cpu", 9),
+    _deployment("skip", "vap-gpu", 7, "{exempt: 'true'}"),
+]
+
+
+def _policy(name: str, spec: str, binding: str = "validationActions: [Deny]") -> str:
+    return (
+        f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {{name: {name}}}\n"
+        f"spec:\n{spec}---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        f"metadata: {{name: {name}}}\nspec:\n  policyName: {name}\n  {binding}\n"
+    )
+
+
+RULES_DEPLOY = (
+    "  matchConstraints:\n    resourceRules:\n    - {apiGroups: [apps], apiVersions: [v1], "
+    "operations: [CREATE, UPDATE], resources: [deployments]}\n"
+)
+
+USER_POLICIES: dict[str, str] = {
+    # message choice: messageExpression, blank/multi-line/failing messageExpression, message, default
+    "vap-messages": _policy(
+        "vap-messages",
+        RULES_DEPLOY + "  validations:\n"
+        "  - {expression: 'object.spec.replicas <= 4', messageExpression: \"'too many: ' + string(object.spec.replicas)\"}\n"
+        "  - {expression: 'object.spec.replicas <= 6', message: fallback, messageExpression: \"' '\"}\n"
+        "  - {expression: 'object.spec.replicas <= 8', message: ' m8 ', messageExpression: \"string(object.nope)\"}\n"
+        "  - {expression: 'object.spec.replicas < 2', reason: Forbidden}\n",
+    ),
+    # match conditions (a false one wins over an error), variables, failure policy Fail on errors
+    "vap-conditions": _policy(
+        "vap-conditions",
+        RULES_DEPLOY + "  matchConditions:\n"
+        "  - {name: not-exempt, expression: \"!('exempt' in object.metadata.labels)\"}\n"
+        "  - {name: erroring, expression: \"object.metadata.labels.team == 'a' || true\"}\n"
+        "  variables:\n  - {name: r, expression: 'object.spec.replicas'}\n"
+        "  validations:\n  - {expression: 'variables.r != 9'}\n  - {expression: 'variables.r != 5 || object.nope'}\n",
+    ),
+    # params by name and by selector, namespace selector, object selector
+    "vap-params": _policy(
+        "vap-params",
+        "  paramKind: {apiVersion: v1, kind: ConfigMap}\n"
+        + RULES_DEPLOY.replace(
+            "    resourceRules:", "    namespaceSelector: {matchLabels: {tier: gpu}}\n    resourceRules:"
+        )
+        + "  validations:\n  - expression: 'object.spec.replicas <= int(params.data.max)'\n"
+        "    messageExpression: \"'replicas over ' + params.data.max\"\n",
+        "paramRef: {selector: {matchLabels: {caps: 'yes'}}, parameterNotFoundAction: Deny}\n  validationActions: [Deny]",
+    ),
+    "vap-noparams": _policy(
+        "vap-noparams",
+        "  paramKind: {apiVersion: v1, kind: ConfigMap}\n"
+        + RULES_DEPLOY
+        + "  validations:\n  - expression: 'true'\n",
+        "paramRef: {name: missing, parameterNotFoundAction: Deny}\n  validationActions: [Deny]",
+    ),
+}
+
+
+def _offline(tmp_path: Path, policy: str) -> dict[str, list[str]]:
+    from trainops.policy.uservap import run_user_policies
+
+    (tmp_path / "policy.yaml").write_text(policy, encoding="utf-8")
+    text = OBJECTS + "---\n" + "---\n".join(DEPLOYMENTS)
+    documents = [d for d in stream_text(text, "objects.yaml") if isinstance(d, Document)]
+    out: dict[str, list[str]] = {}
+    for finding in run_user_policies(documents, tmp_path):
+        assert finding.level == "error", finding
+        out.setdefault(str(finding.name), []).append(finding.message.split(": ", 1)[1])
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(USER_POLICIES))
+def test_user_policies_decide_as_the_server(server: httpx.Client, tmp_path: Path, case: str) -> None:
+    expected = _offline(tmp_path, USER_POLICIES[case])
+    assert expected, "the case denies nothing offline"
+    for obj in yaml.safe_load_all(OBJECTS):
+        if obj["kind"] == "Namespace":
+            server.post("/api/v1/namespaces", json=obj)
+        else:
+            server.post(_url(obj), json=obj)
+    policy, binding = yaml.safe_load_all(USER_POLICIES[case])
+    for item in (policy, binding):
+        response = server.post(_url(item), json=item)
+        assert response.status_code == 201, response.text
+    deployments = [yaml.safe_load(text) for text in DEPLOYMENTS]
+    marker = f"ValidatingAdmissionPolicy '{case}' with binding '{case}' denied request: "
+    try:
+        deadline = time.monotonic() + 60
+        while not any(marker in _dry_run(server, d)[1] for d in deployments):
+            assert time.monotonic() < deadline, "the policy was not enforced within 60 s"
+            time.sleep(1)
+        for deployment in deployments:
+            name = deployment["metadata"]["name"]
+            code, message = _dry_run(server, deployment)
+            offline = expected.get(name, [])
+            if not offline:
+                assert code == 201, f"{name}: the server denied {message!r}, offline nothing"
+                continue
+            assert marker in message, f"{name}: server {code} {message!r}, offline {offline}"
+            assert message.split(marker, 1)[1] in offline, f"{name}: server {message!r}, offline {offline}"
+    finally:
+        server.delete(f"{_url(binding)}/{case}")
+        server.delete(f"{_url(policy)}/{case}")

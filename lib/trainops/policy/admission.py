@@ -13,7 +13,8 @@ v1.36) and the CEL admission library it uses:
 * ``matchConditions`` (``pkg/admission/plugin/webhook/matchconditions/matcher.go``
   ``Matcher.Match``): every condition is evaluated; one that is false means the policy does not
   apply, even when another failed; otherwise an error applies the failure policy
-  (``Fail``: the request is denied, ``Ignore``: the policy is skipped).
+  (``Fail``: the request is denied with ``expression '<expression>' resulted in error: <detail>``,
+  several errors as ``[e1, e2]``; ``Ignore``: the policy is skipped).
 * ``variables`` (``pkg/admission/plugin/cel/composition.go``): evaluated in order, each seeing the
   earlier ones as ``variables.<name>``. Upstream evaluates them lazily; here they are evaluated
   eagerly, and an error is reported only by an expression that references the variable, which
@@ -24,7 +25,8 @@ v1.36) and the CEL admission library it uses:
   after trimming nor multi-line, else the trimmed ``message``, else ``failed expression: <expression>``.
   An evaluation error is ``expression '<expression>' resulted in error: <detail>`` (``filter.go``),
   subject to the failure policy.
-* Variables bound: ``object`` (nulls pruned, as a typed decoding drops them), ``oldObject`` (null:
+* Variables bound: ``object`` (nulls pruned, as a typed decoding drops them; for built-in kinds
+  empty maps and lists too, which their ``omitempty`` fields drop: checked against the server), ``oldObject`` (null:
   offline checks are creations), ``request`` (operation ``CREATE``, kind, resource, name,
   namespace, a ``trainops`` user), ``params`` (the parameter object or null), ``namespaceObject``
   (the Namespace when known, else null) and ``variables``.
@@ -129,17 +131,20 @@ class Decision:
 class _Compiled:
     program: cel.Expression | None
     error: str = ""
+    returns_string: bool = False
 
 
 @lru_cache(maxsize=4096)
 def _compile(source: str) -> _Compiled:
+    from cel_expr_python import cel
+
     from trainops.celexpr import admission_env, clean_error, compile_checked
 
     try:
         program, _ = compile_checked(admission_env(), source)
     except RuntimeError as err:
         return _Compiled(None, clean_error(str(err)))
-    return _Compiled(program)
+    return _Compiled(program, returns_string=program.return_type() == cel.Type.STRING)
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,24 @@ def prune_nulls(value: Any) -> Any:
         return {k: prune_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [prune_nulls(v) for v in value]
+    return value
+
+
+def built_in(obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` is of a built-in API group (core, ``apps``, ``*.k8s.io``...): decoded into Go
+    types whose ``omitempty`` fields drop empty values, unlike custom resources."""
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    return "." not in group or group.endswith(".k8s.io")
+
+
+def prune_empty(value: Any) -> Any:
+    """``value`` without empty mappings and lists inside mappings (what ``omitempty`` drops)."""
+    if isinstance(value, dict):
+        pruned = {k: prune_empty(v) for k, v in value.items()}
+        return {k: v for k, v in pruned.items() if v != {} and v != []}
+    if isinstance(value, list):
+        return [prune_empty(v) for v in value]
     return value
 
 
@@ -228,12 +251,14 @@ class Program:
             if error := compile_error(variable.expression):
                 out.append(f"variables[{index}].expression: {error}")
         for index, validation in enumerate(self.validations):
-            for key, source in (
-                ("expression", validation.expression),
-                ("messageExpression", validation.message_expression),
-            ):
-                if source and (error := compile_error(source)):
-                    out.append(f"validations[{index}].{key}: {error}")
+            if error := compile_error(validation.expression):
+                out.append(f"validations[{index}].expression: {error}")
+            if validation.message_expression:
+                compiled = _compile(validation.message_expression)
+                if compiled.error:
+                    out.append(f"validations[{index}].messageExpression: {compiled.error}")
+                elif not compiled.returns_string:  # the server refuses dyn too (validation.go)
+                    out.append(f"validations[{index}].messageExpression: must evaluate to string")
         return out
 
     def evaluate(
@@ -258,6 +283,8 @@ class Program:
         from trainops.celexpr import plain
 
         value = prune_nulls(plain(obj))
+        if built_in(value):
+            value = prune_empty(value)
         bindings: dict[str, Any] = {
             "object": value,
             "oldObject": None,
@@ -293,14 +320,15 @@ class Program:
                 return [Decision("skipped", f"matchCondition {condition.name!r} uses authorizer")]
             outcome = _eval(condition.expression, bindings)
             if isinstance(outcome, _Failed):
-                errors.append(f"matchCondition {condition.name!r}: {outcome.detail}")
+                errors.append(f"expression '{condition.expression}' resulted in error: {outcome.detail}")
             elif outcome is not True:
                 return []
         if not errors:
             return None
         if self.failure_policy == "Ignore":
             return []
-        return [Decision("error", f"failed to evaluate match conditions: {'; '.join(errors)}")]
+        # errors.NewAggregate: one error as it is, several as "[e1, e2]"
+        return [Decision("error", errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")]
 
     def _guarded(self, source: str, bindings: Mapping[str, Any], failed: Mapping[str, str]) -> Any:
         """Evaluate ``source`` unless it references a failed variable (then that variable's error)."""
