@@ -211,3 +211,9 @@ def test_the_engine_runs_the_policies_of_the_pack_directory(tmp_path: Path) -> N
 def test_no_policies_no_findings(tmp_path: Path) -> None:
     documents: list[Any] = [d for d in stream_text(OBJECTS, "x.yaml") if isinstance(d, Document)]
     assert run_user_policies(documents, tmp_path) == []
+
+
+def test_the_rule_is_explained(cli: Any) -> None:
+    result = cli("explain", "admission-policy")
+    assert result.code == 0
+    assert "ValidatingAdmissionPolicies placed in policies/" in result.out

@@ -184,6 +184,28 @@ def prune_nulls(value: Any) -> Any:
     return value
 
 
+_VALUES: dict[int, tuple[Mapping[str, Any], Any]] = {}
+_VALUES_MAX = 2048
+
+
+def object_value(obj: Mapping[str, Any]) -> Any:
+    """``object`` as the API server's CEL sees it (plain data, nulls pruned; for built-in kinds also
+    empty maps and lists). Several rules evaluate the same object in a row, so the last
+    :data:`_VALUES_MAX` conversions are kept by identity (rules never modify objects)."""
+    from trainops.celexpr import plain
+
+    cached = _VALUES.get(id(obj))
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    value = prune_nulls(plain(obj))
+    if built_in(value):
+        value = prune_empty(value)
+    if len(_VALUES) >= _VALUES_MAX:
+        _VALUES.clear()
+    _VALUES[id(obj)] = (obj, value)
+    return value
+
+
 def built_in(obj: Mapping[str, Any]) -> bool:
     """Whether ``obj`` is of a built-in API group (core, ``apps``, ``*.k8s.io``...): decoded into Go
     types whose ``omitempty`` fields drop empty values, unlike custom resources."""
@@ -280,17 +302,13 @@ class Program:
         Returns:
             The decisions: ``[]`` when the policy does not apply or every validation holds.
         """
-        from trainops.celexpr import plain
-
-        value = prune_nulls(plain(obj))
-        if built_in(value):
-            value = prune_empty(value)
+        value = object_value(obj)
         bindings: dict[str, Any] = {
             "object": value,
             "oldObject": None,
             "request": request_of(value, resource),
-            "params": prune_nulls(plain(params)) if params is not None else None,
-            "namespaceObject": prune_nulls(plain(namespace_object)) if namespace_object is not None else None,
+            "params": object_value(params) if params is not None else None,
+            "namespaceObject": object_value(namespace_object) if namespace_object is not None else None,
             "authorizer": None,
             "variables": {},
         }

@@ -44,24 +44,12 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, Level
 from trainops.kinds import CLUSTER_SCOPED, group_kind
 from trainops.policy.admission import MatchCondition, Program, Validation, Variable, parse_path
+from trainops.policy.admission_rule import RULE
 from trainops.policy.pods import as_dict, as_list, as_str, labels_of, metadata_of
 from trainops.policy.selectors import matches
 from trainops.policy.vap import plural
-from trainops.rules import RuleInfo, register
 from trainops.yaml.load import Document, locate_issues, stream_text
 
-RULE = register(
-    RuleInfo(
-        id="admission-policy",
-        level="error",
-        summary="ValidatingAdmissionPolicies placed in policies/ hold for every checked object",
-        rationale="The cluster will refuse (Deny), warn about (Warn) or audit what such a policy "
-        "rejects; CI says so before Argo CD syncs.",
-        remediation="Change the object so the policy's validations hold, or change the policy or its binding.",
-        source="https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/",
-        family="policy",
-    )
-)
 ADMISSION = "admissionregistration.k8s.io"
 _SKIPPED_FILES = frozenset({"default.yaml", "config.yaml"})
 
