@@ -9,8 +9,8 @@ For every enabled CEL rule (:mod:`trainops.policy.celrule`), in rule ID order:
   variables) a ``ValidatingAdmissionPolicy`` (``admissionregistration.k8s.io/v1``)
   ``trainops-<rule-id>[-<group>]``: ``failurePolicy: Fail``, ``paramKind: v1 ConfigMap`` (with
   options), ``matchConstraints.resourceRules`` for the group's kinds (operations CREATE and UPDATE,
-  every version), the rule's match conditions, the pod variables then the rule's variables, and its
-  validations with ``messageExpression``;
+  every version), a ``not-waived`` match condition (:func:`waiver_condition`) then the rule's, the
+  pod variables then the rule's variables, and its validations with ``messageExpression``;
 * a ``ValidatingAdmissionPolicyBinding`` of the same name: ``paramRef`` to the ConfigMap with
   ``parameterNotFoundAction: Deny``, and ``validationActions`` from the rule's configured level
   (``error`` → ``[Deny]``, ``warning`` → ``[Warn, Audit]``, ``info`` → ``[Audit]``).
@@ -38,11 +38,12 @@ from typing import Any
 from trainops.atomic import atomic_write
 from trainops.findings import Level
 from trainops.kinds import GroupKind
-from trainops.policy.admission import Validation, Variable, as_params
+from trainops.policy.admission import MatchCondition, Validation, Variable, as_params
 from trainops.policy.celrule import kind_groups, pod_variables
 from trainops.policy.config import PolicyConfig
 from trainops.policy.pack import Pack
 from trainops.policy.rule import Rule
+from trainops.policy.waivers import PREFIX
 from trainops.yaml.dump import dump_document
 
 ADMISSION = "admissionregistration.k8s.io/v1"
@@ -104,6 +105,14 @@ def _resource_rules(kinds: tuple[GroupKind, ...] | None) -> list[dict[str, Any]]
     ]
 
 
+def waiver_condition(rule_id: str) -> MatchCondition:
+    """The match condition that leaves out objects waiving ``rule_id`` with a reason (annotation
+    ``trainops.dev/waive-<rule-id>``, :mod:`trainops.policy.waivers`), so the cluster admits what CI
+    waived. Offline the engine applies waivers itself (and can show waived findings)."""
+    key = f"{PREFIX}{rule_id}"
+    return MatchCondition("not-waived", f"object.metadata.?annotations[?'{key}'].orValue('').trim() == ''")
+
+
 def _validation(validation: Validation) -> dict[str, Any]:
     out: dict[str, Any] = {"expression": validation.expression}
     if validation.message:
@@ -151,10 +160,8 @@ def rule_objects(rule: Rule, level: Level, options: Mapping[str, Any], namespace
         if rule.conf:
             spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
         spec["matchConstraints"] = {"resourceRules": _resource_rules(members)}
-        if rule.cel.match_conditions:
-            spec["matchConditions"] = [
-                {"name": c.name, "expression": c.expression} for c in rule.cel.match_conditions
-            ]
+        conditions = (waiver_condition(rule.id), *rule.cel.match_conditions)
+        spec["matchConditions"] = [{"name": c.name, "expression": c.expression} for c in conditions]
         if variables:
             spec["variables"] = _variables(variables)
         spec["validations"] = [_validation(v) for v in rule.cel.validations]
