@@ -1,9 +1,12 @@
 """Elastic PyTorchJobs keep ``minReplicas <= Worker.replicas <= maxReplicas``, use the ``c10d``
-rendezvous backend and set ``maxRestarts``.
+rendezvous backend, set ``maxRestarts`` and start their workers with torchrun.
 
 Why: the operator sizes the rendezvous from the bounds; replicas outside them never form a group,
 and without maxRestarts a crashing worker restarts the whole group forever. ``c10d`` is the
-backend torchrun supports without an external etcd.
+backend torchrun supports without an external etcd. In elastic mode the operator passes the
+rendezvous as ``PET_*`` variables for torchrun and sets no ``WORLD_SIZE``/``RANK``
+(``setPodEnv``, training-operator ``pkg/controller.v1/pytorch/envvar.go``): a worker started as
+``python train.py`` never joins the group.
 
 Options: none.
 
@@ -39,7 +42,7 @@ FAIL:
             spec:
               containers: [{name: pytorch, image: registry.example.com/train:1.0}]
 
-Remediation: Keep Worker.replicas within elasticPolicy min/maxReplicas, set rdzvBackend c10d and maxRestarts.
+Remediation: Keep Worker.replicas within elasticPolicy min/maxReplicas, set rdzvBackend c10d and maxRestarts, and start the workers with torchrun.
 
 Source: https://github.com/kubeflow/trainer/blob/release-1.9/pkg/apis/kubeflow.org/v1/pytorch_types.go (ElasticPolicy)
 """
@@ -50,7 +53,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.policy.pods import dig, replicas_of
+from trainops.policy.pods import dig, main_container, replicas_of
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -89,3 +92,32 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         yield Issue((*base, "rdzvBackend"), f"elasticPolicy.rdzvBackend is {shown}; want c10d", ID)
     if elastic.get("maxRestarts") is None:
         yield Issue((*base, "maxRestarts"), "elasticPolicy.maxRestarts is unset", ID)
+    if worker is not None:
+        yield from _launcher(worker.parts, worker.pod)
+
+
+#: What starts torch elastic: ``torchrun`` or ``python -m torch.distributed.run`` (``.launch`` wraps it).
+_TORCHRUN = ("torchrun", "torch.distributed.run", "torch.distributed.launch")
+
+
+def _launcher(parts: tuple[str | int, ...], pod: dict[str, Any]) -> Iterator[Issue]:
+    """The Worker's training container when its command and args never invoke torchrun (an unset
+    command, i.e. the image's entrypoint, is not judged)."""
+    found = main_container(pod, "PyTorchJob")
+    if found is None:
+        return
+    index, container = found
+    words = [
+        word
+        for key in ("command", "args")
+        if isinstance(container.get(key), list)
+        for word in container[key]
+        if isinstance(word, str)
+    ]
+    if words and not any(name in word for word in words for name in _TORCHRUN):
+        yield Issue(
+            (*parts, "template", "spec", "containers", index, "command"),
+            f'elastic job, but Worker container "{container.get("name")}" starts with '
+            f'"{" ".join(words)[:60]}", not torchrun',
+            ID,
+        )

@@ -3,7 +3,10 @@ containers that serve a port have a ``preStop`` hook.
 
 Why: ``Recreate`` takes the endpoint down for the whole model load; without a preStop delay the
 pod leaves the endpoints after it stops accepting requests, so in-flight inference requests fail
-on every rollout and scale-down.
+on every rollout and scale-down. ``Recreate`` is right for a single-replica Deployment that mounts a
+PersistentVolumeClaim (the Kubernetes "single-instance stateful application" tutorial): a
+ReadWriteOnce claim cannot attach to the old and the new pod on two nodes (Multi-Attach error), so a
+rolling update would hang.
 
 Options: none.
 
@@ -69,7 +72,7 @@ RULE = register(describe(ID, LEVEL, __doc__))
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """Strategy, grace period, and preStop on port-serving containers."""
     strategy = dig(obj, "spec", "strategy", "type")
-    if strategy not in (None, "RollingUpdate"):
+    if strategy not in (None, "RollingUpdate") and not _single_with_claim(obj):
         yield Issue(
             ("spec", "strategy", "type"), f"strategy {strategy} stops every pod before starting new ones", ID
         )
@@ -88,3 +91,13 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             yield Issue(
                 container.at("lifecycle"), f'serving container "{container.name}" has no preStop hook', ID
             )
+
+
+def _single_with_claim(obj: dict[str, Any]) -> bool:
+    """One replica (unset means 1) whose pod mounts a PersistentVolumeClaim."""
+    replicas = dig(obj, "spec", "replicas")
+    volumes = dig(obj, "spec", "template", "spec", "volumes")
+    return (replicas is None or replicas == 1) and any(
+        isinstance(v, dict) and isinstance(v.get("persistentVolumeClaim"), dict)
+        for v in (volumes if isinstance(volumes, list) else [])
+    )

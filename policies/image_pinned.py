@@ -58,7 +58,8 @@ _IMAGES = (
     "'tag': dyn(i.rest.lastIndexOf(':') > i.rest.lastIndexOf('/') ? i.rest.substring(i.rest.lastIndexOf(':') + 1) : '')})"
 )
 
-#: Each image without a tag or digest, tagged latest, or lacking a digest when ``require-digest``.
+#: Each image without a tag or digest, tagged latest or a variant of it (``latest-gpu``, ``gpu-latest``:
+#: Docker Hub's moving tags), or lacking a digest when ``require-digest``.
 CEL = CelRule(
     pods=True,
     variables=(
@@ -69,9 +70,9 @@ CEL = CelRule(
             "params.data['require-digest'] == 'true' && !i.digest ? "
             "[{'path': string(i.path), 'message': 'container \"' + string(i.name) + '\" image ' + string(i.image) + "
             "' has no digest (require-digest)'}] : "
-            "!i.digest && (i.tag == '' || i.tag == 'latest') ? "
+            "!i.digest && (i.tag == '' || i.tag == 'latest' || i.tag.startsWith('latest-') || i.tag.endsWith('-latest')) ? "
             "[{'path': string(i.path), 'message': 'container \"' + string(i.name) + '\" image ' + string(i.image) + "
-            "' ' + (i.tag == 'latest' ? 'is tagged latest' : 'has no tag (means latest)')}] : []).flatten()",
+            "' ' + (i.tag != '' ? 'is tagged ' + string(i.tag) : 'has no tag (means latest)')}] : []).flatten()",
         ),
     ),
     validations=(violations("variables.unpinned", message="a container image is not pinned"),),

@@ -2,7 +2,8 @@
 
 Why: without a memory limit one leaking process takes the node's memory and the kubelet evicts
 its neighbours; a training pod whose requests are below its limits is Burstable and is evicted
-before Guaranteed pods, losing hours of progress since the last checkpoint.
+before Guaranteed pods, losing hours of progress since the last checkpoint. InferenceService pods are left to KServe, whose mutating webhook fills
+the memory limit they leave out.
 
 Options: ``guaranteed-training``: require requests == limits (cpu and memory) in training pods
 (Kubeflow jobs, TrainJob, JobSet, Katib trials).
@@ -60,6 +61,8 @@ from trainops.policy.pods import POD_KINDS, containers, is_training, pod_templat
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
+KSERVE = ("serving.kserve.io", "InferenceService")
+
 ID = "memory-limits"
 LEVEL: Level = "warning"
 KINDS = POD_KINDS
@@ -73,6 +76,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     for site in pod_templates(obj):
         if site.partial:  # resources come from the runtime and spec.trainer.resourcesPerNode
             continue
+        if site.owner == KSERVE:
+            continue  # KServe's defaulter fills the memory limit (see resource-requests)
         training = is_training(site)
         for container in containers(site, ephemeral=False):
             if container.get("resources", "limits", "memory") is None:

@@ -4,7 +4,9 @@
 Why: ``Always`` restarts a worker that finished, so the job never completes; an elastic PyTorchJob
 needs ``ExitCode`` so that the operator restarts only retryable failures (exit codes 128+) while
 torchrun re-forms the group. Left unset, the operator picks a per-kind default (``Never`` for
-TFJob) that the reader does not see.
+TFJob) that the reader does not see; only the MPI launcher may stay unset, as both operators default
+it to a policy allowed here (mpi-operator v2beta1 ``setDefaultsTypeLauncher``: ``OnFailure``; the
+Training Operator's ``SetDefaults_MPIJob``, ``mpi_defaults.go``: ``MPIJobDefaultRestartPolicy``).
 
 Options: none.
 
@@ -68,6 +70,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     for replica in replicas_of(obj):
         policy = replica.spec.get("restartPolicy")
         if obj.get("kind") == "MPIJob" and replica.type == "Launcher":
+            if policy is None:  # both operators default it to an allowed value
+                continue
             allowed: tuple[str, ...] = ("OnFailure", "Never")
         elif elastic and replica.type == "Worker":
             allowed = ("ExitCode",)

@@ -2,7 +2,8 @@
 
 Why: the scheduler places pods by their requests; a pod without them lands on a node it does not
 fit, is the first evicted under memory pressure (BestEffort QoS), and makes quota and Kueue
-admission meaningless.
+admission meaningless. InferenceService containers are left to KServe, whose mutating webhook fills
+the cpu and memory requests and limits they leave out.
 
 Options: none.
 
@@ -47,6 +48,11 @@ from trainops.policy.pods import POD_KINDS, all_containers
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
+#: KServe's mutating webhook (``InferenceServiceDefaulter.Default`` → ``setResourceRequirementDefaults``,
+#: ``pkg/apis/serving/v1beta1/inference_service_defaults.go``) sets the cpu and memory requests and limits
+#: a predictor, transformer or explainer container leaves out (1 CPU, 2Gi unless configured).
+KSERVE = ("serving.kserve.io", "InferenceService")
+
 ID = "resource-requests"
 LEVEL: Level = "error"
 KINDS = POD_KINDS
@@ -60,6 +66,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     for container in all_containers(obj, ephemeral=False):
         if container.site.partial:  # resources come from the runtime and spec.trainer.resourcesPerNode
             continue
+        if container.site.owner == KSERVE and container.field == "containers":
+            continue  # KServe's defaulter fills cpu and memory requests and limits
         for name in ("cpu", "memory"):
             if (
                 container.get("resources", "requests", name) is None

@@ -3,7 +3,9 @@ and an activeDeadlineSeconds.
 
 Why: with cleanPodPolicy None finished pods keep their GPUs' node slots and logs pile up; an
 unbounded backoffLimit retries a broken job all night on expensive nodes; without a deadline a hung
-NCCL collective holds the GPUs until someone notices.
+NCCL collective holds the GPUs until someone notices. mpi-operator's v2beta1 MPIJob passes
+``backoffLimit`` to its launcher Job (``newLauncherJob``, ``mpi_job_controller.go``), whose unset
+backoffLimit the API server defaults to 6 (``SetDefaults_Job``): bounded, so unset is accepted there.
 
 Options: ``max-backoff-limit``: largest allowed backoffLimit.
 
@@ -54,6 +56,9 @@ from trainops.policy.celrule import CelRule
 from trainops.policy.rule import describe
 from trainops.rules import register
 
+#: The API server's default ``backoffLimit`` of a batch/v1 Job (``SetDefaults_Job``).
+JOB_BACKOFF_LIMIT = 6
+
 ID = "run-policy"
 LEVEL: Level = "warning"
 KINDS = KUBEFLOW_JOBS
@@ -65,18 +70,23 @@ RULE = register(describe(ID, LEVEL, __doc__))
 CEL = CelRule(
     variables=(
         Variable("run", "object.?spec.?runPolicy.orValue({})"),
+        # mpi-operator hands an unset backoffLimit to the launcher's batch/v1 Job (default 6)
+        Variable(
+            "backoff",
+            "has(variables.run.backoffLimit) ? dyn(variables.run.backoffLimit) : "
+            f"object.apiVersion == 'kubeflow.org/v2beta1' ? dyn({JOB_BACKOFF_LIMIT}) : dyn(null)",
+        ),
         Variable(
             "violations",
             "(variables.run.?cleanPodPolicy.orValue('') in ['Running', 'All'] ? [] : "
             "[{'path': '$.spec.runPolicy.cleanPodPolicy', 'message': 'runPolicy.cleanPodPolicy is ' + "
             "(has(variables.run.cleanPodPolicy) ? string(variables.run.cleanPodPolicy) : 'unset') + "
             "'; want Running or All'}]) + "
-            "(!has(variables.run.backoffLimit) ? "
+            "(variables.backoff == null ? "
             "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit is unset'}] : "
-            "type(variables.run.backoffLimit) == int && "
-            "variables.run.backoffLimit > int(params.data['max-backoff-limit']) ? "
+            "type(variables.backoff) == int && variables.backoff > int(params.data['max-backoff-limit']) ? "
             "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit ' + "
-            "string(variables.run.backoffLimit) + ' exceeds max-backoff-limit ' + params.data['max-backoff-limit']}] "
+            "string(variables.backoff) + ' exceeds max-backoff-limit ' + params.data['max-backoff-limit']}] "
             ": []) + "
             "(has(variables.run.activeDeadlineSeconds) ? [] : "
             "[{'path': '$.spec.runPolicy.activeDeadlineSeconds', "

@@ -1,7 +1,10 @@
 """All replica types of a training job run one training image.
 
 Why: a Master on ``train:1.4`` and Workers on ``train:1.3`` run different code in one collective;
-the job may hang or silently train with mismatched model definitions.
+the job may hang or silently train with mismatched model definitions. The CPU and GPU builds of one
+image (``tensorflow:2.15.0`` and ``tensorflow:2.15.0-gpu``, ``tf-benchmarks-cpu`` and
+``tf-benchmarks-gpu`` with one tag) count as the same image: a parameter server without GPUs runs
+the CPU build of the Workers' code, as the Kubeflow TFJob examples do.
 
 Options: none.
 
@@ -54,6 +57,7 @@ Source: https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -82,9 +86,18 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             continue
         if first is None:
             first = (replica.type, image)
-        elif image != first[1]:
+        elif _build(image) != _build(first[1]):
             yield Issue(
                 (*replica.parts, "template", "spec", "containers", found[0], "image"),
                 f"{replica.type} image {image} differs from {first[0]} image {first[1]}",
                 ID,
             )
+
+
+#: A ``-cpu``/``-gpu`` suffix of the repository name or of the tag (before ``:``, ``@`` or the end).
+_VARIANT = re.compile(r"-(cpu|gpu)(?=[:@]|$)")
+
+
+def _build(image: str) -> str:
+    """``image`` without its CPU/GPU build suffixes."""
+    return _VARIANT.sub("", image)

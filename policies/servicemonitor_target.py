@@ -2,7 +2,10 @@
 watches, and every endpoint port names a port there.
 
 Why: prometheus-operator silently generates no scrape target for a monitor that selects nothing or
-names a port the Service lacks; the dashboards go flat and no alert says why.
+names a port the Service lacks; the dashboards go flat and no alert says why. When a ServiceMonitor
+selects nothing, the message names the Service it was probably meant for (one whose pod selector has
+the labels the monitor selects by: a Service is selected by its own labels, not its pods') and what
+else keeps it out (namespace, port names).
 
 Options: none.
 
@@ -115,9 +118,12 @@ def check_all(
             }
             what, endpoints_field = "pod", "podMetricsEndpoints"
         if not targets:
+            hint = _near_miss(monitor, objects) if key == SERVICE_MONITOR else ""
             yield (
                 index,
-                Issue(("spec", "selector"), f"{key[1]} selects no {what} in the namespaces it watches", ID),
+                Issue(
+                    ("spec", "selector"), f"{key[1]} selects no {what} in the namespaces it watches{hint}", ID
+                ),
             )
             continue
         endpoints = dig(monitor, "spec", endpoints_field)
@@ -132,3 +138,36 @@ def check_all(
                         ID,
                     ),
                 )
+
+
+def _near_miss(monitor: dict[str, Any], objects: Sequence[dict[str, Any]]) -> str:
+    """What keeps out the Service the monitor was probably written for: the first Service carrying the
+    selected labels, or whose pod selector has them (the usual mistake: selecting a Service by its
+    pods' labels): its labels, its namespace, its port names; ``""`` when there is none."""
+    selector = dig(monitor, "spec", "selector")
+    for obj in objects:
+        if group_kind(obj) != ("", "Service"):
+            continue
+        pods = dig(obj, "spec", "selector")
+        pods = {str(k): str(v) for k, v in pods.items()} if isinstance(pods, dict) else {}
+        labelled = matches(selector, labels_of(obj))
+        if not labelled and not (pods and matches(selector, pods)):
+            continue
+        meta = metadata_of(obj)
+        namespace = meta.get("namespace")
+        clauses = []
+        if not labelled:
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(pods.items()))
+            clauses.append(
+                f"selects pods by {shown} but carries {'other' if labels_of(obj) else 'no'} labels"
+            )
+        if not _watches(monitor, namespace):
+            clauses.append(f"is in namespace {namespace or '(unset)'}, which the monitor does not watch")
+        wanted = {e.get("port") for e in as_list(dig(monitor, "spec", "endpoints")) if isinstance(e, dict)}
+        have = {p.get("name") for p in as_list(dig(obj, "spec", "ports")) if isinstance(p, dict)}
+        missing = sorted(str(w) for w in wanted - have if isinstance(w, str))
+        if missing:
+            clauses.append(f"has no port named {', '.join(missing)}")
+        where = f"{namespace}/{meta.get('name')}" if namespace else str(meta.get("name"))
+        return f" (Service {where} {'; '.join(clauses)})"
+    return ""

@@ -152,6 +152,24 @@ def _dry_run(client: httpx.Client, obj: dict[str, Any]) -> tuple[int, str]:
     return response.status_code, response.json().get("message", "") if response.status_code >= 300 else ""
 
 
+def test_every_exported_policy_is_accepted_by_the_server(server: httpx.Client) -> None:
+    """The server compiles each expression when a policy is created (and refuses, e.g., ``cel.bind``
+    or a map literal mixing value types): every exported object of every CEL rule is created."""
+    objects = export_objects(PACK, CONFIG)
+    _namespace(server, NAMESPACE)
+    try:
+        refused = []
+        for item in objects:
+            response = server.post(_url(item.body), json=item.body)
+            if response.status_code != 201:
+                refused.append(f"{item.kind} {item.name}: {response.text[:500]}")
+        assert refused == []
+        assert len(objects) > 100
+    finally:
+        for item in objects:
+            server.delete(f"{_url(item.body)}/{item.name}")
+
+
 @pytest.mark.parametrize("rule_id", RULES)
 def test_exported_policies_enforce_what_ci_checks(server: httpx.Client, rule_id: str) -> None:
     objects = [

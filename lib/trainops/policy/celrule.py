@@ -125,23 +125,25 @@ Leaf = Callable[[str, str], str]
 def _walk(expr: str, path: list[str], steps: tuple[str, ...], depth: int, leaf: Leaf) -> str:
     """CEL for the list of leaves at ``steps`` below ``expr`` (``"*"``/``"[]"`` as in
     :class:`trainops.kinds.TemplateSite`); ``leaf(expr, path)`` is the CEL list for one leaf.
-    Consecutive fields are tested in one ``&&`` chain (CEL parsers balance those), which keeps the
-    expression shallow: parsers bound nesting (cel-cpp: 32 levels)."""
+    Values of the wrong type on the way are skipped, as :func:`trainops.kinds.walk` does (the API
+    server refuses such objects before admission; offline they must not fail the rule). Consecutive
+    fields are tested in one ``&&`` chain (CEL parsers balance those), which keeps the expression
+    shallow: parsers bound nesting (cel-cpp: 32 levels)."""
     if not steps:
-        return leaf(expr, _concat(path))
+        return f"(type({expr}) == map ? {leaf(expr, _concat(path))} : [])"
     step, rest = steps[0], steps[1:]
     if step == EACH_VALUE:
         key = f"k{depth}"
         inner = _walk(f"{expr}[{key}]", [*path, _key_piece(key)], rest, depth + 1, leaf)
-        return f"{expr}.map({key}, {inner}).flatten()"
+        return f"(type({expr}) == map ? {expr}.map({key}, {inner}).flatten() : [])"
     if step == EACH_ITEM:
         index, item = f"i{depth}", f"v{depth}"
         inner = _walk(item, [*path, "'['", f"string({index})", "']'"], rest, depth + 1, leaf)
-        return f"{expr}.transformList({index}, {item}, {inner}).flatten()"
+        return f"(type({expr}) == list ? {expr}.transformList({index}, {item}, {inner}).flatten() : [])"
     tests: list[str] = []
     while steps and steps[0] not in (EACH_VALUE, EACH_ITEM):
+        tests.append(f"type({expr}) == map && has({expr}.{steps[0]})")
         expr = f"{expr}.{steps[0]}"
-        tests.append(f"has({expr})")
         path = [*path, _field_piece(steps[0])]
         steps = steps[1:]
     return f"({' && '.join(tests)} ? {_walk(expr, path, steps, depth, leaf)} : [])"
@@ -191,9 +193,10 @@ def pod_specs_expression(key: GroupKind) -> str:
 CONTAINERS_EXPRESSION = (
     "variables.podSpecs.map(p, ["
     + ", ".join(_lit(f) for f in _CONTAINER_FIELDS)
-    + "].map(f, p.spec[?f].orValue([]).transformList(i, c, {"
+    + "].map(f, type(p.spec[?f].orValue([])) == list ? p.spec[?f].orValue([]).transformList(i, c, type(c) == map ? [{"
     "'path': dyn(p.path + '.' + f + '[' + string(i) + ']'), 'field': dyn(f), "
-    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated)}))).flatten().flatten()"
+    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated)}] : []).flatten() : []))"
+    ".flatten().flatten()"
 )
 
 

@@ -227,5 +227,18 @@ class Rule:
         )
 
     def applies_to(self, obj: dict[str, Any]) -> bool:
-        """Whether ``check`` runs on ``obj`` (its kind is in :attr:`kinds`)."""
-        return self.kinds is None or group_kind(obj) in self.kinds
+        """Whether ``check`` runs on ``obj`` (its kind is in :attr:`kinds`; a rule for every kind skips
+        tools' configuration files, see :func:`is_tool_config`)."""
+        return (self.kinds is None and not is_tool_config(obj)) or group_kind(obj) in (self.kinds or ())
+
+
+#: API groups of tools' own configuration files: they look like objects but never reach the API server
+#: (kind's ``Cluster``, kubeadm's ``ClusterConfiguration``); component configs end in ``.config.k8s.io``
+#: (``kubelet.config.k8s.io``, ``kubescheduler.config.k8s.io``, ``kustomize.config.k8s.io``).
+TOOL_CONFIG_GROUPS = frozenset({"kind.x-k8s.io", "kubeadm.k8s.io"})
+
+
+def is_tool_config(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is a tool's configuration file rather than a Kubernetes object."""
+    key = group_kind(obj)
+    return key is not None and (key[0] in TOOL_CONFIG_GROUPS or key[0].endswith(".config.k8s.io"))
