@@ -86,6 +86,20 @@ def depth_bound(text: str) -> int:
     return 2 * (widest + 1) + flow
 
 
+def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
+    """``depth_bound(text) > limit`` (for ``limit <= MAX_DEPTH``), answered by looking for one line whose
+    prefix is wide enough instead of measuring every line (a few microseconds per document)."""
+    flow = text.count("[") + text.count("{")
+    if flow > limit:
+        return True
+    # 2 * (widest + 1) + flow > limit  <=>  widest >= wide
+    wide = (limit - flow - 2) // 2 + 1
+    if wide <= 0:
+        return True
+    prefix = r"[ \t?-]{" + str(wide) + "}"
+    return re.match(prefix, text) is not None or re.search("\n" + prefix, text) is not None
+
+
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:
     """Where ``text`` first nests deeper than ``limit``: a 0-based (line, column), else ``None``.
 

@@ -30,7 +30,7 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
 from trainops.yaml import limits
-from trainops.yaml.fast import fast_document, split_documents
+from trainops.yaml.fast import fast_document_json, split_documents
 from trainops.yaml.locate import locate_in_text
 
 YAML = register(
@@ -81,6 +81,8 @@ class Document:
         text: the document's own text, kept by the fast path to compose ``node`` lazily.
         rejected: the finding that stopped this document from being read (over a resource limit);
             ``data`` is then ``None``.
+        json: the JSON text ``data`` was decoded from on the fast path, else ``None`` (see
+            :func:`~trainops.yaml.fast.fast_document_json`).
     """
 
     file: str
@@ -91,6 +93,7 @@ class Document:
     line_offset: int = 0
     text: str | None = None
     rejected: Finding | None = None
+    json: str | None = None
 
     def _node(self) -> yaml.Node:
         """The composed node tree; composed from ``text`` on first use for fast-path documents."""
@@ -299,7 +302,7 @@ def stream_text(
             index += 1
             continue
         try:
-            fast, value, duplicates = fast_document(chunk.text)
+            fast, value, duplicates, json_text = fast_document_json(chunk.text)
         except MemoryError:
             yield _rejected(path, index, offset, _out_of_memory())
             index += 1
@@ -309,7 +312,7 @@ def stream_text(
                 Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
                 for parts, key in duplicates
             ]
-            yield Document(path, index, value, None, problems, offset, chunk.text)
+            yield Document(path, index, value, None, problems, offset, chunk.text, json=json_text)
             index += 1
             continue
         for item in _stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index, bounded=True):
@@ -356,7 +359,7 @@ def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document
             f"document is {size} bytes, over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
             "(3 MiB, the API server's request size limit); not read",
         )
-    if limits.depth_bound(text) > limits.MAX_DEPTH:
+    if limits.over_depth_bound(text):
         where = limits.too_deep(text, _Loader)
         if where is not None:
             return _rejected(
@@ -399,7 +402,7 @@ def _stream_pyyaml(
         bounded: ``text`` is one document already checked against the size and depth limits.
     """
     index = index_offset
-    if not bounded and limits.depth_bound(text) > limits.MAX_DEPTH:
+    if not bounded and limits.over_depth_bound(text):
         where = limits.too_deep(text, _Loader)
         if where is not None:  # the parser would recurse too deep: stop the file here
             yield _limit_finding(
