@@ -71,6 +71,9 @@ def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]
     findings: list[Finding] = []
     for document, obj, issues in zip(docs, objects, found, strict=True):
         findings.extend(_finish(document, obj, issues, run))
+    from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
+
+    findings.extend(run_user_policies(docs, run.pack.directory))
     return findings
 
 
