@@ -34,12 +34,12 @@ Source: https://kubernetes.io/docs/concepts/services-networking/service/#publish
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.policy.pods import annotations_of
-from trainops.policy.rule import Context, describe
+from trainops.findings import Level
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 ID = "exposed-service"
@@ -49,17 +49,21 @@ CONF: dict[str, dict[str, Any]] = {"annotation": {"type": "string"}}
 DEFAULT: dict[str, Any] = {"annotation": "trainops.dev/exposed"}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """A LoadBalancer or NodePort Service without the allow annotation (or with an empty one)."""
-    spec = obj.get("spec")
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    if kind not in ("LoadBalancer", "NodePort"):
-        return
-    allow = annotations_of(obj).get(conf["annotation"])
-    if not isinstance(allow, str) or not allow.strip():
-        yield Issue(
-            ("spec", "type"),
-            f"Service type {kind} exposes it outside the cluster without annotation {conf['annotation']}",
-            ID,
-        )
+#: A LoadBalancer or NodePort Service without the allow annotation (or with an empty one).
+CEL = CelRule(
+    variables=(
+        Variable(
+            "violations",
+            "object.?spec.?type.orValue('') in ['LoadBalancer', 'NodePort'] && "
+            "object.?metadata.?annotations[?params.data.annotation].orValue('').trim() == '' ? "
+            "[{'path': '$.spec.type', 'message': 'Service type ' + object.spec.type + "
+            "' exposes it outside the cluster without annotation ' + params.data.annotation}] : []",
+        ),
+    ),
+    validations=(
+        violations(
+            "variables.violations",
+            message="the Service is exposed outside the cluster without the allow annotation",
+        ),
+    ),
+)

@@ -30,13 +30,13 @@ Source: https://kubernetes.io/docs/concepts/containers/images/#image-names
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.policy.images import normalise
-from trainops.policy.pods import POD_KINDS, all_containers
-from trainops.policy.rule import Context, describe
+from trainops.findings import Level
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.pods import POD_KINDS
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 ID = "image-pinned"
@@ -46,24 +46,34 @@ CONF: dict[str, dict[str, Any]] = {"require-digest": {"type": "boolean"}}
 DEFAULT: dict[str, Any] = {"require-digest": False}
 RULE = register(describe(ID, LEVEL, __doc__))
 
+#: Each container image (Katib ``${...}`` placeholders aside) split as
+#: :func:`trainops.policy.images.normalise` does: ``[registry/]path[:tag][@digest]``.
+_IMAGES = (
+    "variables.containers.filter(c, has(c.value.image) && type(c.value.image) == string "
+    "&& !c.value.image.contains('${'))"
+    ".map(c, {'path': dyn(c.path + '.image'), 'name': dyn(c.name), 'image': dyn(c.value.image), "
+    "'digest': dyn(c.value.image.indexOf('@') >= 0 && c.value.image.substring(c.value.image.indexOf('@') + 1) != ''), "
+    "'rest': dyn(c.value.image.split('@')[0])})"
+    ".map(i, {'path': i.path, 'name': i.name, 'image': i.image, 'digest': i.digest, "
+    "'tag': dyn(i.rest.lastIndexOf(':') > i.rest.lastIndexOf('/') ? i.rest.substring(i.rest.lastIndexOf(':') + 1) : '')})"
+)
 
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Each container image without a tag or digest, tagged latest, or lacking a required digest."""
-    for container in all_containers(obj):
-        image = container.get("image")
-        if not isinstance(image, str) or "${" in image:
-            continue
-        ref = normalise(image)
-        where = container.at("image")
-        if conf["require-digest"] and not ref.digest:
-            yield Issue(
-                where, f'container "{container.name}" image {image} has no digest (require-digest)', ID
-            )
-        elif not ref.digest and (ref.tag is None or _moving(ref.tag)):
-            shown = f"is tagged {ref.tag}" if ref.tag else "has no tag (means latest)"
-            yield Issue(where, f'container "{container.name}" image {image} {shown}', ID)
-
-
-def _moving(tag: str) -> bool:
-    """``latest`` or a variant of it (``latest-gpu``, ``gpu-latest``: Docker Hub's moving tags)."""
-    return tag == "latest" or tag.startswith("latest-") or tag.endswith("-latest")
+#: Each image without a tag or digest, tagged latest or a variant of it (``latest-gpu``, ``gpu-latest``:
+#: Docker Hub's moving tags), or lacking a digest when ``require-digest``.
+CEL = CelRule(
+    pods=True,
+    variables=(
+        Variable("images", _IMAGES),
+        Variable(
+            "unpinned",
+            "variables.images.map(i, "
+            "params.data['require-digest'] == 'true' && !i.digest ? "
+            "[{'path': string(i.path), 'message': 'container \"' + string(i.name) + '\" image ' + string(i.image) + "
+            "' has no digest (require-digest)'}] : "
+            "!i.digest && (i.tag == '' || i.tag == 'latest' || i.tag.startsWith('latest-') || i.tag.endsWith('-latest')) ? "
+            "[{'path': string(i.path), 'message': 'container \"' + string(i.name) + '\" image ' + string(i.image) + "
+            "' ' + (i.tag != '' ? 'is tagged ' + string(i.tag) : 'has no tag (means latest)')}] : []).flatten()",
+        ),
+    ),
+    validations=(violations("variables.unpinned", message="a container image is not pinned"),),
+)

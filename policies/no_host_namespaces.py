@@ -37,12 +37,13 @@ Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#bas
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.policy.pods import POD_KINDS, containers, pod_templates
-from trainops.policy.rule import Context, describe
+from trainops.findings import Level
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.pods import POD_KINDS
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 ID = "no-host-namespaces"
@@ -52,22 +53,29 @@ CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
-
-
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Host namespaces on each pod spec, then hostPorts of each container."""
-    for site in pod_templates(obj):
-        for field in _NAMESPACES:
-            if site.spec.get(field) is True:
-                yield Issue((*site.parts, field), f"pod uses the node's namespace: {field}: true", ID)
-        for container in containers(site):
-            ports = container.get("ports")
-            for index, port in enumerate(ports if isinstance(ports, list) else []):
-                host_port = port.get("hostPort") if isinstance(port, dict) else None
-                if host_port not in (None, 0):
-                    yield Issue(
-                        container.at("ports", index, "hostPort"),
-                        f'container "{container.name}" binds hostPort {host_port}',
-                        ID,
-                    )
+#: Host namespaces on each pod spec, then hostPorts (other than 0) of each container.
+CEL = CelRule(
+    pods=True,
+    variables=(
+        Variable(
+            "hostNamespaces",
+            "variables.podSpecs.map(p, ['hostNetwork', 'hostPID', 'hostIPC']"
+            ".filter(f, p.spec[?f].orValue(false) == true)"
+            ".map(f, {'path': p.path + '.' + f, 'message': 'pod uses the node\\'s namespace: ' + f + ': true'}))"
+            ".flatten()",
+        ),
+        Variable(
+            "hostPorts",
+            "variables.containers.map(c, c.value.?ports.orValue([]).transformList(i, port, "
+            "port.?hostPort.orValue(0) != 0 ? [{'path': c.path + '.ports[' + string(i) + '].hostPort', "
+            "'message': 'container \"' + c.name + '\" binds hostPort ' + string(port.hostPort)}] : []).flatten())"
+            ".flatten()",
+        ),
+    ),
+    validations=(
+        violations(
+            "variables.hostNamespaces + variables.hostPorts",
+            message="a pod uses the node's namespaces or ports",
+        ),
+    ),
+)

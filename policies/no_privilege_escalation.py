@@ -35,12 +35,13 @@ Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#res
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.policy.pods import POD_KINDS, all_containers
-from trainops.policy.rule import Context, describe
+from trainops.findings import Level
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.pods import POD_KINDS
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 ID = "no-privilege-escalation"
@@ -50,14 +51,24 @@ CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Each container (ephemeral ones excepted: they take no security context changes) without it."""
-    for container in all_containers(obj, ephemeral=False):
-        value = container.get("securityContext", "allowPrivilegeEscalation")
-        if value is not False:
-            where = container.at("securityContext", "allowPrivilegeEscalation")
-            shown = "unset" if value is None else str(value).lower()
-            yield Issue(
-                where, f'container "{container.name}" allowPrivilegeEscalation is {shown}, not false', ID
-            )
+#: Each container (ephemeral ones excepted: they take no security context changes) without
+#: ``allowPrivilegeEscalation: false``.
+CEL = CelRule(
+    pods=True,
+    variables=(
+        Variable(
+            "escalating",
+            "variables.containers.filter(c, c.field != 'ephemeralContainers' && "
+            "c.value.?securityContext.?allowPrivilegeEscalation.orValue(true) != false)",
+        ),
+    ),
+    validations=(
+        violations(
+            "variables.escalating.map(c, {'path': c.path + '.securityContext.allowPrivilegeEscalation', "
+            "'message': 'container \"' + c.name + '\" allowPrivilegeEscalation is ' + "
+            "(has(c.value.securityContext) && has(c.value.securityContext.allowPrivilegeEscalation) ? "
+            "string(c.value.securityContext.allowPrivilegeEscalation).lowerAscii() : 'unset') + ', not false'})",
+            message="a container may escalate its privileges",
+        ),
+    ),
+)

@@ -37,12 +37,13 @@ Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#bas
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.policy.pods import POD_KINDS, all_containers
-from trainops.policy.rule import Context, describe
+from trainops.findings import Level
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.pods import POD_KINDS
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 ID = "no-privileged"
@@ -52,13 +53,20 @@ CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Each container whose ``securityContext.privileged`` is true."""
-    for container in all_containers(obj):
-        if container.get("securityContext", "privileged") is True:
-            yield Issue(
-                container.at("securityContext", "privileged"),
-                f'container "{container.name}" runs privileged',
-                ID,
-            )
+#: Each container whose ``securityContext.privileged`` is true.
+CEL = CelRule(
+    pods=True,
+    variables=(
+        Variable(
+            "privileged",
+            "variables.containers.filter(c, c.value.?securityContext.?privileged.orValue(false) == true)",
+        ),
+    ),
+    validations=(
+        violations(
+            "variables.privileged.map(c, {'path': c.path + '.securityContext.privileged', "
+            "'message': 'container \"' + c.name + '\" runs privileged'})",
+            message="a container runs privileged",
+        ),
+    ),
+)

@@ -47,13 +47,13 @@ Source: https://github.com/kubeflow/trainer/blob/release-1.9/pkg/apis/kubeflow.o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.findings import Level
 from trainops.kinds import KUBEFLOW_JOBS
-from trainops.policy.pods import dig
-from trainops.policy.rule import Context, describe
+from trainops.policy.admission import Variable, violations
+from trainops.policy.celrule import CelRule
+from trainops.policy.rule import describe
 from trainops.rules import register
 
 #: The API server's default ``backoffLimit`` of a batch/v1 Job (``SetDefaults_Job``).
@@ -66,28 +66,32 @@ CONF: dict[str, dict[str, Any]] = {"max-backoff-limit": {"type": "integer", "min
 DEFAULT: dict[str, Any] = {"max-backoff-limit": 10}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-
-def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """runPolicy's cleanPodPolicy, backoffLimit and activeDeadlineSeconds."""
-    run = dig(obj, "spec", "runPolicy")
-    run = run if isinstance(run, dict) else {}
-    base = ("spec", "runPolicy")
-    clean = run.get("cleanPodPolicy")
-    if clean not in ("Running", "All"):
-        shown = "unset" if clean is None else clean
-        yield Issue(
-            (*base, "cleanPodPolicy"), f"runPolicy.cleanPodPolicy is {shown}; want Running or All", ID
-        )
-    backoff = run.get("backoffLimit")
-    if backoff is None and obj.get("apiVersion") == "kubeflow.org/v2beta1":
-        backoff = JOB_BACKOFF_LIMIT  # mpi-operator hands it to the launcher's batch/v1 Job
-    if backoff is None:
-        yield Issue((*base, "backoffLimit"), "runPolicy.backoffLimit is unset", ID)
-    elif isinstance(backoff, int) and backoff > conf["max-backoff-limit"]:
-        yield Issue(
-            (*base, "backoffLimit"),
-            f"runPolicy.backoffLimit {backoff} exceeds max-backoff-limit {conf['max-backoff-limit']}",
-            ID,
-        )
-    if run.get("activeDeadlineSeconds") is None:
-        yield Issue((*base, "activeDeadlineSeconds"), "runPolicy.activeDeadlineSeconds is unset", ID)
+#: runPolicy's cleanPodPolicy, backoffLimit and activeDeadlineSeconds.
+CEL = CelRule(
+    variables=(
+        Variable("run", "object.?spec.?runPolicy.orValue({})"),
+        # mpi-operator hands an unset backoffLimit to the launcher's batch/v1 Job (default 6)
+        Variable(
+            "backoff",
+            "has(variables.run.backoffLimit) ? dyn(variables.run.backoffLimit) : "
+            f"object.apiVersion == 'kubeflow.org/v2beta1' ? dyn({JOB_BACKOFF_LIMIT}) : dyn(null)",
+        ),
+        Variable(
+            "violations",
+            "(variables.run.?cleanPodPolicy.orValue('') in ['Running', 'All'] ? [] : "
+            "[{'path': '$.spec.runPolicy.cleanPodPolicy', 'message': 'runPolicy.cleanPodPolicy is ' + "
+            "(has(variables.run.cleanPodPolicy) ? string(variables.run.cleanPodPolicy) : 'unset') + "
+            "'; want Running or All'}]) + "
+            "(variables.backoff == null ? "
+            "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit is unset'}] : "
+            "type(variables.backoff) == int && variables.backoff > int(params.data['max-backoff-limit']) ? "
+            "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit ' + "
+            "string(variables.backoff) + ' exceeds max-backoff-limit ' + params.data['max-backoff-limit']}] "
+            ": []) + "
+            "(has(variables.run.activeDeadlineSeconds) ? [] : "
+            "[{'path': '$.spec.runPolicy.activeDeadlineSeconds', "
+            "'message': 'runPolicy.activeDeadlineSeconds is unset'}])",
+        ),
+    ),
+    validations=(violations("variables.violations", message="runPolicy is incomplete"),),
+)

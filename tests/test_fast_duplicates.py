@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from trainops.yaml.fast import fast_document
-from trainops.yaml.load import Document, _stream_pyyaml, stream_text
+from trainops.yaml.load import Document, stream_text
+from trainops.yaml.pyyaml_path import stream_pyyaml
 
 
 @pytest.mark.parametrize(
@@ -21,7 +22,7 @@ from trainops.yaml.load import Document, _stream_pyyaml, stream_text
 def test_same_as_the_pyyaml_path(text: str, duplicates: list[tuple[tuple[str | int, ...], str]]) -> None:
     fast, value, found = fast_document(text)
     assert (fast, found) == (True, duplicates)
-    [reference] = [d for d in _stream_pyyaml(text, "x.yaml") if isinstance(d, Document)]
+    [reference] = [d for d in stream_pyyaml(text, "x.yaml") if isinstance(d, Document)]
     [document] = [d for d in stream_text(text, "x.yaml") if isinstance(d, Document)]
     assert document.node is None  # the fast path
     assert value == document.data == reference.data

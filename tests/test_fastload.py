@@ -89,6 +89,18 @@ def test_split_documents_keeps_line_offsets_and_empty_documents() -> None:
     assert split_documents("a: 1\n...\n") is None
 
 
+@pytest.mark.parametrize("text", ["\xa0: null\n", "\xa0x: 1\n", "# c\n\u3000k: v\n"])
+def test_a_first_document_starting_with_unicode_space_is_read(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only space and tab are YAML white space: a document whose first key starts with a no-break
+    (or ideographic) space is a mapping on both paths, not an empty document (hypothesis found it)."""
+    assert _values(text, fast=True, monkeypatch=monkeypatch) == _values(
+        text, fast=False, monkeypatch=monkeypatch
+    )
+    assert len(_values(text, fast=True, monkeypatch=monkeypatch)) == 1
+
+
 def test_positions_of_fast_documents_are_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = "a: 1\n---\nkind: X\nspec:\n  replicas: 2\n"
     docs = [d for d in stream_text(text, "f.yaml") if isinstance(d, Document)]

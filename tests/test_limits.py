@@ -89,7 +89,7 @@ def test_depth_bound_is_an_upper_bound() -> None:
 
 
 def _loader() -> Any:
-    from trainops.yaml.load import _Loader
+    from trainops.yaml.pyyaml_path import Loader as _Loader
 
     return _Loader
 

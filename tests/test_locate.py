@@ -9,8 +9,9 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, REPO
-from trainops.yaml.load import Document, _Loader, stream_text
+from trainops.yaml.load import Document, stream_text
 from trainops.yaml.locate import locate_in_text
+from trainops.yaml.pyyaml_path import Loader as _Loader
 
 Parts = tuple[str | int, ...]
 

@@ -51,13 +51,15 @@ def test_background_policy_equals_serial(
     serial = check(target, files, workers=1, policy=run)
     monkeypatch.setattr(pipeline, "PARALLEL_BYTES", 0)  # every input counts as large
     forked = []
-    original = pipeline.start_background
+    import trainops.policy.background as background
+
+    original = background.start
 
     def spy(*args: object) -> object:
         forked.append(True)
         return original(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline, "start_background", spy)
+    monkeypatch.setattr(background, "start", spy)
     overlapped = check(target, files, workers=2, policy=run)
     assert forked == [True]
     assert overlapped.sorted() == serial.sorted()

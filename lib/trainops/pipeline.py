@@ -18,11 +18,6 @@ from typing import TYPE_CHECKING
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.findings import Finding, Result
-from trainops.policy.background import start as start_background
-from trainops.policy.config import load_config
-from trainops.policy.engine import PolicyRun, run_policies
-from trainops.policy.facts import Facts, load_facts
-from trainops.policy.pack import load_pack
 from trainops.project import declared_clusters, find_cluster
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
@@ -30,12 +25,15 @@ from trainops.validate.checks.cel import census
 from trainops.validate.checks.deprecated_api import RULE as DEPRECATED_API
 from trainops.validate.checks.deprecated_api import SUPERSEDED
 from trainops.validate.context import ValidateOptions
-from trainops.validate.engine import validate_files, validate_text
+from trainops.validate.engine import validate_files, validate_guarded, validate_text
 from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
 from trainops.yaml.load import YAML, Document, stream_text
 from trainops.yaml.source import file_size, read_source
+from trainops.yaml.template import template_hint
 
 if TYPE_CHECKING:
+    from trainops.policy.engine import PolicyRun
+    from trainops.policy.facts import Facts
     from trainops.schemas.sync import SyncReport
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
@@ -132,10 +130,15 @@ class Text:
     Args:
         path: the name findings carry, e.g. ``generated/gpu-prod/app/pytorchjob_x.yaml``.
         text: the YAML text.
+        document: the text's one document exactly as :func:`~trainops.yaml.load.stream_text` reads
+            it, when the caller already has it (``synth`` renders the object and then its text,
+            :func:`trainops.workflow.rendered_inputs`): validation and policies skip reading the
+            text again. Default: ``None``, read the text.
     """
 
     path: str
     text: str
+    document: Document | None = None
 
 
 def check(
@@ -163,6 +166,8 @@ def check(
     files = [item for item in inputs if isinstance(item, str)]
     background = None
     if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
+        from trainops.policy.background import start as start_background
+
         background = start_background(policy_check, inputs, policy)  # overlaps validation
     try:
         result = _validate(target, inputs, options, workers=workers, progress=progress)
@@ -193,7 +198,14 @@ def _validate(
     else:
         result = validate_files(files, registry, options)
     for item in inputs:
-        if isinstance(item, Text):
+        if isinstance(item, Text) and item.document is not None:  # as validate_text would read it
+            result.files += 1
+            result.documents += 1
+            result.extend(validate_guarded(item.document, registry, options))
+            hint = template_hint(item.text, item.path)
+            if hint is not None:
+                result.findings.append(hint)
+        elif isinstance(item, Text):
             result.files += 1
             validate_text(item.text, item.path, registry, options, result)
     result.findings = once_per_run(result, offers_trainer_v2(registry))
@@ -240,6 +252,12 @@ def policy_run(
     """
     if cluster is not None and facts is not None:
         raise UsageError("give --cluster or --facts, not both")
+    # the policy modules are imported when policies run (synth --changed and validate never do)
+    from trainops.policy.config import load_config
+    from trainops.policy.engine import PolicyRun
+    from trainops.policy.facts import Facts, load_facts
+    from trainops.policy.pack import load_pack
+
     pack = load_pack()
     if facts is not None:
         found = load_facts(facts)
@@ -255,6 +273,8 @@ def policy_run(
 def cluster_facts(name: str) -> Facts | None:
     """Facts of the cluster ``name`` declared in ``apps/clusters.py`` (found from the working
     directory), or ``None`` when no such cluster is declared."""
+    from trainops.policy.facts import Facts
+
     for cluster in declared_clusters():
         if cluster.name == name:
             return Facts.of_cluster(cluster)
@@ -283,12 +303,14 @@ def policy_check(
     A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
     ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
+    from trainops.policy.engine import run_policies
+
     relax_gc()  # many short-lived, acyclic objects per document, as in validation
-    texts: list[tuple[str, str]] = []
+    texts: list[tuple[str, str | Document]] = []
     unreadable: list[Finding] = []
     for entry in inputs:
         if isinstance(entry, Text):
-            texts.append((entry.path, entry.text))
+            texts.append((entry.path, entry.document or entry.text))
             continue
         source = read_source(entry)
         unreadable.extend(f for f in source.findings if f.level == "error")
@@ -297,7 +319,7 @@ def policy_check(
     groups: dict[Path | None, list[Document]] = {}
     for path, text in texts:
         tree = _cluster_tree(path)
-        for item in stream_text(text, path):
+        for item in [text] if isinstance(text, Document) else stream_text(text, path):
             if isinstance(item, Document) and item.data is not None:
                 groups.setdefault(tree, []).append(item)
     result = Result(files=len(inputs), documents=sum(len(docs) for docs in groups.values()))

@@ -19,6 +19,8 @@ from trainops.pipeline import Target, Text, check
 from trainops.project import Project
 from trainops.synth import AppResult
 from trainops.validate.context import ValidateOptions
+from trainops.yaml import limits
+from trainops.yaml.load import Document
 
 #: ``policy(cluster, texts) -> Result``: the policy rules over one cluster's rendered texts.
 PolicyHook = Callable[[Cluster, list[Text]], Result]
@@ -69,6 +71,7 @@ def check_rendered(
     """
     total = Result()
     checks: list[AppCheck] = []
+    inputs: dict[int, list[Text]] = {}
     targets: dict[str, Target] = {}
     for app in results:
         target = targets.get(app.cluster)
@@ -79,7 +82,8 @@ def check_rendered(
                 target = Target(kubernetes_version, target.operators, cache_dir, cluster.name)
             targets[app.cluster] = target
         start = time.perf_counter()
-        texts = [Text(str(out / app.cluster / app.app / name), text) for name, text in app.files.items()]
+        texts = rendered_inputs(app, out)
+        inputs[id(app)] = texts
         result = check(target, texts, options)
         checks.append(AppCheck(app, result, time.perf_counter() - start))
         total.files += result.files
@@ -87,14 +91,31 @@ def check_rendered(
         total.extend(result.findings)
     if policy is not None:
         for cluster_name in dict.fromkeys(app.cluster for app in results):
-            texts = [
-                Text(str(out / app.cluster / app.app / name), text)
-                for app in results
-                if app.cluster == cluster_name
-                for name, text in app.files.items()
-            ]
+            texts = [text for app in results if app.cluster == cluster_name for text in inputs[id(app)]]
             total.extend(policy(project.cluster(cluster_name), texts).findings)
     return total, checks
+
+
+def rendered_inputs(app: AppResult, out: Path) -> list[Text]:
+    """The files of a rendered app as :class:`~trainops.pipeline.Text` s named
+    ``<out>/<cluster>/<app>/<file>``, each carrying its document as the YAML loader reads it: the
+    rendered object itself (synth wrote the text from it and the writer round-trips: one document,
+    no duplicate keys, every ambiguous scalar quoted), so it is not parsed again. Files kept from
+    disk (``--changed``) and documents over the loader's size or depth limits are read as usual.
+    """
+    texts = []
+    for name, text in app.files.items():
+        path = str(out / app.cluster / app.app / name)
+        obj = None if app.kept is not None else app.objects.get(name)
+        if (
+            obj is not None
+            and limits.utf8_size(text) <= limits.MAX_DOCUMENT_BYTES
+            and limits.depth_bound(text) <= limits.MAX_DEPTH
+        ):
+            texts.append(Text(path, text, Document(path, 0, obj, None, [], 0, text)))
+        else:
+            texts.append(Text(path, text))
+    return texts
 
 
 def policy_hook(root: Path) -> PolicyHook | None:

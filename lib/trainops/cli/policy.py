@@ -1,4 +1,4 @@
-"""``trainops policy check|list|schema|explain``: the repository's policy rules over YAML files."""
+"""``trainops policy check|list|schema|explain|export-vap``: the repository's policy rules over YAML files."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import click
 
 from trainops.cli import options
 from trainops.cli.explain import run_explain
+from trainops.cli.policy_vap import export_vap_command
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.pipeline import cluster_facts, policy_check, policy_run
 from trainops.policy.config import config_schema_text, load_config
@@ -113,6 +114,9 @@ def schema_command() -> None:
     """Print the JSON Schema of policy config files (schemas/local/policy-config.json)."""
     sys.stdout.write(config_schema_text(load_pack()))
     sys.exit(EXIT_OK)
+
+
+group.add_command(export_vap_command)
 
 
 @group.command("explain")

@@ -19,6 +19,7 @@ from trainops.synth import render_project, tree_for, write_tree
 from trainops.synth.lock import output_lock
 from trainops.synth.lockfile import hand_edits
 from trainops.synth.partial import render_some
+from trainops.synth.tree import links_for
 from trainops.workflow import check_rendered, policy_hook
 
 
@@ -122,7 +123,7 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
                 file=sys.stderr,
             )
             return EXIT_FINDINGS
-    write_tree(opts.out, tree_for(results), clusters)
+    write_tree(opts.out, tree_for(results), clusters, links=links_for(results))
     if opts.verbose:
         for r in results:
             if (r.cluster, r.app) not in rendered:

@@ -9,11 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from grafana_foundation_sdk.builders import dashboard as dashboard_builder
-from grafana_foundation_sdk.builders import prometheus, stat, timeseries
-from grafana_foundation_sdk.cog.encoder import JSONEncoder
-from grafana_foundation_sdk.models import dashboard as dashboard_model
-
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels
@@ -135,6 +130,11 @@ class GrafanaDashboard(ObjectConstruct):
             raise ValueError(f"{_KIND} panels={panels!r}: must list at least one DashboardPanel")
         if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
             raise ValueError(f"{_KIND} tags={tags!r}: must be a sequence of strings")
+        # imported here: the SDK takes ~25 ms to import, and most apps have no dashboard
+        from grafana_foundation_sdk.builders import dashboard as dashboard_builder
+        from grafana_foundation_sdk.cog.encoder import JSONEncoder
+        from grafana_foundation_sdk.models import dashboard as dashboard_model
+
         builder = (
             dashboard_builder.Dashboard(title)
             .uid(self._name)
@@ -194,6 +194,9 @@ class GrafanaDashboard(ObjectConstruct):
 
 
 def _panel(index: int, panel: DashboardPanel, x: int, y: int) -> Any:
+    from grafana_foundation_sdk.builders import prometheus, stat, timeseries
+    from grafana_foundation_sdk.models import dashboard as dashboard_model
+
     if not isinstance(panel.title, str) or not panel.title.strip():
         raise ValueError(f"{_KIND} panels[{index}] title={panel.title!r}: must be a non-empty string")
     if isinstance(panel.queries, DashboardQuery) or not panel.queries:

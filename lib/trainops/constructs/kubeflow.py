@@ -17,11 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
-from cdk8s import ApiObject, JsonPatch
-
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.emission import Emitted, replace_op
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
@@ -351,7 +350,7 @@ class KubeflowJob(ObjectConstruct):
     _labels: dict[str, str]
     _run_policy: RunPolicy
     _mounts: list[Mount]
-    _api_object: ApiObject
+    _api_object: Emitted
 
     def _setup(
         self,
@@ -426,9 +425,7 @@ class KubeflowJob(ObjectConstruct):
         """Recompute the spec and the run-once name after an integration method changed them."""
         spec = self._full_spec()
         self._name = run_once_name(self._base_name, spec)
-        self._api_object.add_json_patch(
-            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
-        )
+        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
 
     def place_on(self, gpu_type: str) -> None:
         """Run the GPU pods only on nodes with the GPU model ``gpu_type`` (the node labels of

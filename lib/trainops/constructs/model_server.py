@@ -7,10 +7,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from cdk8s import ApiObject, JsonPatch
-
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.emission import Emitted, remove_op
 from trainops.constructs._core.pod import (
     TMP_PATH,
     Mount,
@@ -332,7 +331,7 @@ class ModelServer(ObjectConstruct):
                 "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
             },
         }
-        self._api_object: ApiObject = emit(self, self._object)
+        self._api_object: Emitted = emit(self, self._object)
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -458,7 +457,7 @@ class ModelServer(ObjectConstruct):
             )
         self._autoscaler = autoscaler
         del self._object["spec"]["replicas"]
-        self._api_object.add_json_patch(JsonPatch.remove("/spec/replicas"))
+        self._api_object.patch(remove_op("/spec/replicas"))
 
     def _pre_stop(self, seconds: int) -> dict[str, Any]:
         # The sleep action is on by default since Kubernetes 1.30 (PodLifecycleSleepAction beta)

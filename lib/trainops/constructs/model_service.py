@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from cdk8s import Chart
-
 from trainops.cluster import Cluster
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import require_labels, require_whole
 from trainops.constructs._core.protocols import Selectable
 from trainops.naming import DNS1035_LABEL
@@ -83,7 +81,7 @@ class ModelService(ObjectConstruct):
         self._selector = server.selector_labels
         extra = require_labels(_KIND, "labels", labels or {})
         self._labels = {**extra, **self._selector}
-        self._namespace: str | None = Chart.of(self).namespace
+        self._namespace: str | None = chart_namespace(self)
         if type not in ("ClusterIP", "LoadBalancer", "NodePort"):
             raise ValueError(f"{_KIND} type={type!r}: must be 'ClusterIP', 'LoadBalancer' or 'NodePort'")
         metadata: dict[str, Any] = {"name": self._name, "labels": dict(self._labels)}

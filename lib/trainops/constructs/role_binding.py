@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cdk8s import Chart
-
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.naming import DNS1123_SUBDOMAIN
@@ -57,7 +55,7 @@ class RoleBinding(ObjectConstruct):
         self._name = require_name(
             _KIND, "name", role.name if name is None else name, max_length=253, syntax=DNS1123_SUBDOMAIN
         )
-        namespace = Chart.of(self).namespace
+        namespace = chart_namespace(self)
         if namespace is None:
             raise ValueError(
                 f"{_KIND} {self._name!r}: the Chart has no namespace for the ServiceAccount subjects"

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cdk8s import Chart
-
 from trainops.constructs._core.argocd import argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import require_labels
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.naming import DNS1123_SUBDOMAIN, require
@@ -65,7 +63,7 @@ class ServiceAccount(ObjectConstruct):
         ]
         if len(set(secrets)) != len(secrets):
             raise ValueError(f"{_KIND} image_pull_secrets={secrets!r}: names repeat")
-        self._namespace: str | None = Chart.of(self).namespace
+        self._namespace: str | None = chart_namespace(self)
         metadata: dict[str, Any] = {"name": self._name, "annotations": argocd_annotations(wave=PLATFORM_WAVE)}
         meta_labels = require_labels(_KIND, "labels", labels or {})
         if meta_labels:

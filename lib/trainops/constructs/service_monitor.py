@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cdk8s import Chart
-
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import duration_ms, require_labels, require_path
 from trainops.constructs._core.protocols import ScrapeTarget
 
@@ -95,7 +93,7 @@ class ServiceMonitor(ObjectConstruct):
         endpoint: dict[str, Any] = {"port": port, "path": path, "interval": interval, "scheme": "http"}
         if scrape_timeout is not None:
             endpoint["scrapeTimeout"] = scrape_timeout
-        self._namespace: str | None = Chart.of(self).namespace
+        self._namespace: str | None = chart_namespace(self)
         emit(
             self,
             {

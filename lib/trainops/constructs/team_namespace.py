@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from cdk8s import Chart, JsonPatch
+from cdk8s import Chart
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import PROTECT_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.emission import remove_op
 from trainops.constructs._core.props import require_labels
 
 _KIND = "TeamNamespace"
@@ -123,7 +124,7 @@ class TeamNamespace(ObjectConstruct):
         api_object = emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata})
         if chart_namespace is not None:
             # cdk8s puts the Chart's namespace on every object; a Namespace is cluster-scoped.
-            api_object.add_json_patch(JsonPatch.remove("/metadata/namespace"))
+            api_object.patch(remove_op("/metadata/namespace"))
 
     @property
     def pod_security(self) -> PodSecurityLevel:

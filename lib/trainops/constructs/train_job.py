@@ -6,11 +6,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from cdk8s import ApiObject, JsonPatch
-
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.emission import Emitted, replace_op
 from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
@@ -196,7 +195,7 @@ class TrainJob(ObjectConstruct):
         }
         if self._labels:
             metadata["labels"] = dict(self._labels)
-        self._api_object: ApiObject = emit(
+        self._api_object: Emitted = emit(
             self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata, "spec": spec}
         )
 
@@ -240,9 +239,7 @@ class TrainJob(ObjectConstruct):
         self._mounts.append(mount)
         spec = self._spec()
         self._name = run_once_name(self._base_name, spec)
-        self._api_object.add_json_patch(
-            JsonPatch.replace("/metadata/name", self._name), JsonPatch.replace("/spec", spec)
-        )
+        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
 
     def _trainer(self) -> dict[str, Any]:
         extended = {self._cluster.gpu_resource: self._gpus} if self._gpus else {}

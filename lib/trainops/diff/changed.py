@@ -31,6 +31,44 @@ def changed_files(root: Path, base: str) -> set[Path]:
 
 def module_imports(apps_dir: Path, package: str) -> dict[Path, set[Path]]:
     """For each ``.py`` file of the apps package: the files of the package it imports (resolved)."""
+    modules = _modules(apps_dir, package)
+    return {path: _imports(here, path, path.read_bytes(), modules) for here, path in modules.items()}
+
+
+def importers(apps_dir: Path, package: str, changed: set[Path]) -> set[Path]:
+    """The files of the apps package that are in ``changed`` or import one of them, directly or not
+    (the reverse of :func:`module_imports`' closure).
+
+    A file is parsed only when its text names a module found so far (the last part of its dotted
+    name, which every import statement of it spells out) or, for a changed package, imports
+    relatively: the others cannot import one.
+    """
+    modules = _modules(apps_dir, package)
+    sources = {path: path.read_bytes() for path in modules.values()}
+    affected = {path for path in modules.values() if path in changed}
+    names = {here: here.rsplit(".", 1)[-1].encode() for here in modules}
+    graph: dict[Path, set[Path]] = {}
+    grew = bool(affected)
+    while grew:
+        grew = False
+        wanted = [names[here] for here, path in modules.items() if path in affected]
+        packages = any(path.name == "__init__.py" for path in affected)
+        for here, path in modules.items():
+            if path in affected:
+                continue
+            source = sources[path]
+            if not (any(name in source for name in wanted) or (packages and b"from ." in source)):
+                continue
+            if path not in graph:
+                graph[path] = _imports(here, path, source, modules)
+            if graph[path] & affected:
+                affected.add(path)
+                grew = True
+    return affected
+
+
+def _modules(apps_dir: Path, package: str) -> dict[str, Path]:
+    """Dotted module name → resolved file, for every ``.py`` file of the apps package."""
     root = apps_dir.resolve()
     modules: dict[str, Path] = {}
     for path in root.rglob("*.py"):
@@ -38,28 +76,29 @@ def module_imports(apps_dir: Path, package: str) -> dict[Path, set[Path]]:
         if parts[-1] == "__init__":
             parts.pop()
         modules[".".join(parts)] = path
-    graph: dict[Path, set[Path]] = {}
-    for here, path in modules.items():
-        try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError):
-            graph[path] = set()
-            continue
-        found: set[Path] = set()
-        for node in ast.walk(tree):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    own = here.split(".") if path.name == "__init__.py" else here.split(".")[:-1]
-                    anchor = own[: len(own) - (node.level - 1)]
-                    base = ".".join([*anchor, base] if base else anchor)
-                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
-            found |= {modules[t] for t in targets if t in modules and modules[t] != path}
-        graph[path] = found
-    return graph
+    return modules
+
+
+def _imports(here: str, path: Path, source: bytes, modules: dict[str, Path]) -> set[Path]:
+    """The files of ``modules`` that module ``here`` (file ``path``, text ``source``) imports."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[Path] = set()
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                own = here.split(".") if path.name == "__init__.py" else here.split(".")[:-1]
+                anchor = own[: len(own) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        found |= {modules[t] for t in targets if t in modules and modules[t] != path}
+    return found
 
 
 def app_sources(project: Project, package: str = "apps") -> dict[str, set[Path]]:
@@ -94,7 +133,8 @@ def changed_apps(project: Project, base: str, out: Path, package: str = "apps") 
         return set(project.apps)
     if not any(path.is_relative_to(apps_dir) for path in changed):
         return set()
-    return {name for name, files in app_sources(project, package).items() if files & changed}
+    affected = importers(apps_dir, package, changed)
+    return {name for name, app_def in project.apps.items() if _module_file(app_def) in affected}
 
 
 def _module_file(app_def: AppDef) -> Path | None:

@@ -37,6 +37,25 @@ Adding a rule: write `policies/<rule_id>.py`, list it in `RULES` in `policies/__
 `default.yaml`, add `tests/policies/<rule-id>/{pass,fail}.yaml` and `fail.expected`, run
 `trainops policy schema > lib/trainops/schemas/local/policy-config.json` and
 `trainops policy list --format markdown > policies/README.md`.
+
+**CEL rules** (marked CEL below) are single-object rules written as ValidatingAdmissionPolicy CEL:
+the module defines `CEL = CelRule(...)` (validations, variables, match conditions; `pods=True` adds
+`variables.podSpecs` and `variables.containers`, generated per kind group from
+`lib/trainops/kinds.py`, so one expression reaches every pod template) instead of `check()`; options
+reach it as `params.data` (a ConfigMap's strings). CI evaluates them offline with the validator's
+CEL runtime; `trainops policy export-vap [--output DIR|-] [--config FILE] [--namespace NS]` writes,
+per rule and kind group, a `ValidatingAdmissionPolicy` (`failurePolicy: Fail`, `paramKind` v1
+ConfigMap) and its `ValidatingAdmissionPolicyBinding` (`validationActions`: error → Deny, warning →
+Warn + Audit), plus a ConfigMap `trainops-<rule-id>` with the rule's options, so the cluster
+enforces what CI checked (checked against kube-apiserver v1.36 by `make conformance`).
+
+**Your own ValidatingAdmissionPolicies**: put `ValidatingAdmissionPolicy` and
+`ValidatingAdmissionPolicyBinding` objects (and parameter objects, e.g. ConfigMaps) in any other
+`*.yaml` file of this directory; `trainops policy check` and `trainops ci` evaluate every bound
+policy on the checked set as the API server would (matchConstraints, matchConditions, variables,
+validations with messageExpression and reason, paramRef, validationActions: Deny → error, Warn →
+warning, Audit → info; `authorizer` checks are reported as skipped) under the rule
+`admission-policy`, each finding named by the policy.
 """
 
 
@@ -54,6 +73,7 @@ def render_list(pack: Pack, config: PolicyConfig, fmt: ListFormat) -> str:
                 "source": r.info.source,
                 "options": dict(config.rules[r.id].options) if r.id in config.rules else r.default,
                 "crossObject": r.check_all is not None,
+                "cel": r.cel is not None,
             }
             for r in rules
         ]
@@ -64,16 +84,22 @@ def render_list(pack: Pack, config: PolicyConfig, fmt: ListFormat) -> str:
     return "".join(f"{r.id:<{width}}  {_level(r, config):<7}  {r.info.summary}\n" for r in rules)
 
 
+def _cel(rule: Rule) -> str:
+    return " (CEL)" if rule.cel is not None else ""
+
+
 def _level(rule: Rule, config: PolicyConfig) -> str:
     return config.rules[rule.id].level if rule.id in config.rules else "off"
 
 
 def _markdown(rules: list[Rule], config: PolicyConfig) -> str:
     out = [_HEADER, "| rule | level | checks |", "|---|---|---|"]
-    out += [f"| [{r.id}](#{r.id}) | {_level(r, config)} | {r.info.summary} |" for r in rules]
+    out += [f"| [{r.id}](#{r.id}){_cel(r)} | {_level(r, config)} | {r.info.summary} |" for r in rules]
     for rule in rules:
         doc = rule.doc
         out += ["", f"## {rule.id}", "", doc.summary, "", f"**Why:** {rule.info.rationale}", ""]
+        if rule.cel is not None:
+            out += ["**CEL:** written in CEL; exported by `trainops policy export-vap`.", ""]
         out += [f"**Options:** {doc.get('Options') or 'none.'}", ""]
         if rule.default:
             out += ["```yaml", *[f"{k}: {json.dumps(v)}" for k, v in rule.default.items()], "```", ""]

@@ -105,19 +105,23 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
         return out
 
     if workers < 2 or len(docs) < PARALLEL_DOCUMENTS:
-        return finish(0, len(docs))
-    # The rest in forked processes (each a copy of this one: documents, cross-object issues), one
-    # slice each; this process takes the first slice.
-    bounds = [len(docs) * part // workers for part in range(workers + 1)]
-    children = [start(finish, bounds[part], bounds[part + 1]) for part in range(1, workers)]
-    try:
-        findings = finish(bounds[0], bounds[1])
-    except BaseException:
+        findings = finish(0, len(docs))
+    else:
+        # The rest in forked processes (each a copy of this one: documents, cross-object issues), one
+        # slice each; this process takes the first slice.
+        bounds = [len(docs) * part // workers for part in range(workers + 1)]
+        children = [start(finish, bounds[part], bounds[part + 1]) for part in range(1, workers)]
+        try:
+            findings = finish(bounds[0], bounds[1])
+        except BaseException:
+            for child in children:
+                child.cancel()
+            raise
         for child in children:
-            child.cancel()
-        raise
-    for child in children:
-        findings.extend(child.result())
+            findings.extend(child.result())
+    from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
+
+    findings.extend(run_user_policies(docs, run.pack.directory))
     return findings
 
 

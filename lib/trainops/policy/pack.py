@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from trainops.errors import UsageError
+from trainops.policy import admission_rule  # noqa: F401  registers admission-policy (user VAPs)
 from trainops.policy.rule import Rule
 
 PACKAGE = "policies"

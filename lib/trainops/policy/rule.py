@@ -44,12 +44,15 @@ import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from trainops.findings import LEVELS, Issue, Level
 from trainops.kinds import GroupKind, group_kind
 from trainops.policy.facts import Facts
 from trainops.rules import RuleInfo
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from trainops.policy.celrule import CelRule
 
 #: Section headers of a rule docstring, in order.
 SECTIONS: tuple[str, ...] = ("Why", "Options", "Default", "PASS", "FAIL", "Remediation", "Source")
@@ -155,6 +158,8 @@ class Rule:
         check: the single-object check, or ``None``.
         check_all: the cross-object check, or ``None``.
         module: the module's name.
+        cel: the rule's CEL (:class:`~trainops.policy.celrule.CelRule`) when it is written in CEL;
+            ``check`` then evaluates it (:func:`~trainops.policy.celrule.make_check`).
     """
 
     id: str
@@ -167,6 +172,7 @@ class Rule:
     check: CheckOne | None
     check_all: CheckAll | None
     module: str
+    cel: CelRule | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
@@ -192,6 +198,15 @@ class Rule:
         if set(conf) != set(default):
             raise ValueError(f"policy rule {rule_id}: CONF and DEFAULT name different options")
         one, every = getattr(module, "check", None), getattr(module, "check_all", None)
+        cel_rule = getattr(module, "CEL", None)
+        if cel_rule is not None:  # a CEL-written rule (trainops.policy.celrule): check() is derived
+            from trainops.policy.celrule import CelRule, make_check
+
+            if not isinstance(cel_rule, CelRule) or one is not None or every is not None:
+                raise ValueError(
+                    f"policy rule {rule_id}: CEL must be a CelRule, and then no check() is defined"
+                )
+            one = make_check(rule_id, cel_rule)
         if (one is None) == (every is None):
             raise ValueError(f"policy rule {rule_id}: define exactly one of check() and check_all()")
         info = cast(RuleInfo, module.RULE)
@@ -208,6 +223,7 @@ class Rule:
             check=one,
             check_all=every,
             module=module.__name__,
+            cel=cel_rule,
         )
 
     def applies_to(self, obj: dict[str, Any]) -> bool:

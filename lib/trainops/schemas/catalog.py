@@ -8,8 +8,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from trainops.errors import SchemaError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -94,6 +92,8 @@ def load_catalog(path: Path) -> list[CatalogEntry]:
     Raises:
         SchemaError: the file is missing or malformed; the message names the entry and field.
     """
+    import yaml  # here: `trainops validate` reads no catalog and need not import PyYAML
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:

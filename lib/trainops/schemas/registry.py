@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -374,6 +373,8 @@ def _write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary sibling and rename; failures only skip caching."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only when a schema is written (start-up)
+
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from trainops.atomic import atomic_write, normalise_modes, staged_directories
@@ -22,7 +23,20 @@ def tree_for(results: Sequence[AppResult]) -> dict[str, str]:
     return tree
 
 
-def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None:
+def links_for(results: Sequence[AppResult]) -> dict[str, Path]:
+    """Relative path under ``generated/`` → the file already holding its text, for the apps kept as
+    they are (:attr:`AppResult.kept`), so :func:`write_tree` links them instead of rewriting them."""
+    return {
+        f"{result.cluster}/{result.app}/{name}": result.kept / name
+        for result in results
+        if result.kept is not None
+        for name in result.files
+    }
+
+
+def write_tree(
+    out: Path, tree: dict[str, str], clusters: Iterable[str], links: Mapping[str, Path] | None = None
+) -> None:
     """Replace ``out/<cluster>`` for each cluster with the files of ``tree``, all clusters or none.
 
     Every cluster directory is written in full to a temporary sibling (each file through a temporary
@@ -30,6 +44,10 @@ def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None
     together with interrupts held (:func:`~trainops.atomic.staged_directories`): an exception or
     Ctrl-C at any point leaves ``out`` exactly as it was. Paths are confined to ``out``: every part
     of a path must be a plain file or directory name, whatever an object's name is.
+
+    ``links`` (:func:`links_for`) names files that already hold their text: they get a hard link in
+    the staging directory (one system call instead of a temporary file, a write and a rename; no file
+    is ever changed in place, so sharing its inode is safe), or are written when linking fails.
 
     Raises:
         UsageError: a cluster name or a path in ``tree`` is not a plain relative path inside ``out``.
@@ -41,14 +59,26 @@ def write_tree(out: Path, tree: dict[str, str], clusters: Iterable[str]) -> None
     with staged_directories([root / cluster for cluster in names]) as stagings:
         for cluster, staging in zip(names, stagings, strict=True):
             base = staging.resolve()
+            made: set[Path] = {base}
             for rel, text in tree.items():
                 if not rel.startswith(f"{cluster}/"):
                     continue
                 _check_relative(out, rel)
-                target = (staging / rel[len(cluster) + 1 :]).resolve()
+                # plain names (checked above) in a directory this process just created: no link or
+                # ".." can lead out, so the path needs no resolving (one lstat per part and file)
+                target = base / rel[len(cluster) + 1 :]
                 if not target.is_relative_to(base):
                     raise UsageError(f"refusing to write outside {out}: {rel}")
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                source = links.get(rel) if links else None
+                if source is not None:
+                    try:
+                        os.link(source, target)
+                        continue
+                    except OSError:
+                        pass
                 atomic_write(target, text.encode("utf-8"))
             normalise_modes(staging)
 

@@ -38,17 +38,17 @@ validation.go`` and ``compilation.go``, ``k8s.io/apiserver/pkg/cel/common/{schem
   a type mismatch in the data ...) yields ``rule evaluation error: <detail>`` at the rule's position.
 * The Kubernetes CEL environment: strings extension v2, optional syntax (``?.``, ``[?k]``,
   ``.orValue()``), sets, two-variable comprehensions, and the Kubernetes libraries in
-  :mod:`trainops.validate.cel_k8s` (lists, regex, URLs, quantity, IP, CIDR).
+  :mod:`trainops.cel_k8s` (lists, regex, URLs, quantity, IP, CIDR).
 
 Not reproduced: cost limits (not needed offline); order-insensitive equality of
 ``x-kubernetes-list-type: set/map`` lists; compile-time rejection of undeclared fields (objects
 are ``map(string, dyn)``, so ``self.typo`` fails at run time as a "no such key" evaluation error);
 cross-type numeric comparisons (``self.replicas < 1.5``) are not accepted by the cel-cpp type
 checker, so such rules are compiled without type checking and checked at run time instead; the
-format, semver, image and authz libraries (see :mod:`trainops.validate.cel_k8s` for the reasons).
+format, semver, image and authz libraries (see :mod:`trainops.cel_k8s` for the reasons).
 
 What was learnt about cel-expr-python 0.1.3 (the official cel-cpp wrapper) is documented in
-:mod:`trainops.validate.cel_k8s`. Two more points matter here: ``NewEnvConfigFromYaml`` is the way
+:mod:`trainops.cel_k8s`. Two more points matter here: ``NewEnvConfigFromYaml`` is the way
 to enable cel-cpp's own extensions (sets, two-variable comprehensions), and evaluation never raises
 for data problems: errors come back as values of type ``ERROR`` whose text starts with a status code
 (``OUT_OF_RANGE: integer overflow``), which :func:`_clean_error` strips.
@@ -67,7 +67,10 @@ from typing import Any, Final, Literal
 
 from cel_expr_python import cel
 
-from trainops.validate import cel_k8s
+from trainops import cel_k8s
+from trainops.celexpr import clean_error as _clean_error
+from trainops.celexpr import compile_checked as _compile
+from trainops.celexpr import plain as _plain
 
 #: Why a transition rule is not evaluated (the reason recorded in the census).
 TRANSITION_REASON: Final = (
@@ -218,43 +221,12 @@ def _env(flavour: str, type_key: str, self_type: cel.Type) -> cel.Env:
     return env
 
 
-_CROSS_NUMERIC = re.compile(
-    r"found no matching overload for '_(?:<|<=|>|>=)_' applied to '\((?:int|uint|double), (?:int|uint|double)\)'"
-)
-
-
 _USES_OLD_SELF = re.compile(r"undeclared reference to 'oldSelf[.']")
-
-
-def _compile(env: cel.Env, source: str) -> tuple[cel.Expression, str]:
-    """Compile with type checking; fall back to an unchecked compile only for cross-type numeric
-    comparisons (which Kubernetes allows). Returns the program and a note. Raises RuntimeError."""
-    try:
-        return env.compile(source), ""
-    except RuntimeError as err:
-        if not _CROSS_NUMERIC.search(str(err)):
-            raise
-    note = "compiled without type checking (cross-type numeric comparison)"
-    return env.compile(source, disable_check=True), note
 
 
 def _type_name(cel_type: cel.Type) -> str:
     """CEL spelling of a type: ``int``, ``list<dyn>``."""
     return str(cel_type.name()).lower()
-
-
-def _clean_error(text: str) -> str:
-    """cel-cpp status text → one readable line: ``OUT_OF_RANGE: integer overflow`` → ``integer overflow``."""
-    text = re.sub(r"\s*\[[A-Z_]+\]\s*$", "", text.strip())
-    while (match := re.match(r"^[A-Z][A-Z_]+: ", text)) and not text.startswith("ERROR: "):
-        text = text[match.end() :]
-    errors = [line.strip() for line in text.splitlines() if line.strip().startswith("ERROR: ")]
-    if errors:  # compile errors: keep the "ERROR: <input>:line:col: what" lines, drop the source excerpts
-        text = "; ".join(errors)
-    key = re.fullmatch(r'Key not found in map ?: "?(.*?)"?', text)
-    if key:
-        return f"no such key: {key.group(1)}"
-    return text.replace("\n", " ")
 
 
 _RESERVED = frozenset(
@@ -571,24 +543,6 @@ def _parse_timestamp(text: str, date_only: bool) -> datetime.datetime | None:
     except ValueError:
         return None
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=datetime.UTC)
-
-
-def _plain(raw: Any) -> Any:
-    """YAML data → the JSON-like value the API server would see (string keys, RFC 3339 strings)."""
-    if raw is None or isinstance(raw, bool | int | float | str):
-        return raw
-    if isinstance(raw, Mapping):
-        return {str(k): _plain(v) for k, v in raw.items()}
-    if isinstance(raw, list | tuple):
-        return [_plain(v) for v in raw]
-    if isinstance(raw, datetime.datetime):
-        stamp = raw if raw.tzinfo is not None else raw.replace(tzinfo=datetime.UTC)
-        return stamp.isoformat().replace("+00:00", "Z")
-    if isinstance(raw, datetime.date):
-        return raw.isoformat()
-    if isinstance(raw, bytes):
-        return base64.b64encode(raw).decode()
-    return str(raw)
 
 
 def _scalar(node: _Node, raw: Any) -> Any:

@@ -39,6 +39,8 @@ class DocumentContext:
         options: the run's options.
         found: issues found so far by earlier families, in order (a family may skip what an earlier
             one reported, e.g. API-server checks skip paths the schema already rejected).
+        json: the JSON text ``data`` was decoded from (fast-path documents), else ``None``: a family
+            may search it to skip documents it cannot flag (:func:`~trainops.yaml.fast.fast_document_json`).
     """
 
     data: dict[str, Any]
@@ -48,6 +50,7 @@ class DocumentContext:
     registry: SchemaRegistry
     options: ValidateOptions
     found: list[Issue] = field(default_factory=list)
+    json: str | None = None
 
     def found_by(self, rule_id: str) -> list[Issue]:
         """Issues an earlier family of rule ``rule_id`` reported for this document."""

@@ -36,25 +36,32 @@ except ImportError:  # pragma: no cover
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 #: Stream-level syntax the splitter does not model: directives and document-end markers.
 _STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
-_CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
+#: ``_DOC_START`` after the first line: searched from its literal ``\n---`` (``^`` would be tried at
+#: every position); the match starts one character before the document.
+_NEXT_DOC_START = re.compile(r"\n---(?=[ \t\n]|\Z)")
+#: A line with content: YAML's white space is only space and tab (a no-break space, which Python's
+#: ``\s`` matches, starts a plain scalar: ``\xa0: 1`` is a mapping for go-yaml and PyYAML).
+_CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 #: A JSON string holding a scalar YAML 1.1 types otherwise (bool, null, octal, hex, base-60, ...).
 #: Matched on rapidyaml's JSON output, where keys and values both appear as JSON strings; a quoted
 #: YAML string that happens to match only costs a fallback.
 _AMBIGUOUS_JSON = re.compile(
-    r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y|Y|n|N|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|~|'
-    r"True|TRUE|False|FALSE|Null|NULL|"
-    r"[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|"
-    r"[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+|"
-    r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
-    r"\+[0-9][0-9._]*|"
-    r'[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)"'
+    r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y(?:es)?|Y(?:es|ES)?|n(?:o)?|N(?:o|O|ull|ULL)?|o(?:n|ff)|O(?:n|N|ff|FF)|~|'
+    r"T(?:rue|RUE)|F(?:alse|ALSE)|"
+    r"[-+]?(?:\.(?:inf|Inf|INF|nan|NaN|NAN)|"
+    r"0[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+|"
+    r"[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
+    r"[0-9]+_[0-9_]*(?:\.[0-9_]*)?)|"
+    r'\+[0-9][0-9._]*)"'
 )
 #: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
 #: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
 #: do not. Also an empty key (``?`` or ``:`` alone, which rapidyaml reads as ``""``). Quoted YAML
 #: strings like ``"*"`` or ``""`` match too and only cost a fallback.
-_RESERVED_JSON = re.compile(r'(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":')
+#: Written quote first (each alternative checks what precedes the quote afterwards), so the search only
+#: stops at quotes: ``(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":`` matches the same texts.
+_RESERVED_JSON = re.compile(r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))')
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
 #: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
@@ -82,9 +89,11 @@ def split_documents(text: str) -> list[Chunk] | None:
     ``...`` end markers): the caller then parses the whole text with PyYAML. Text before the first
     ``---`` is a document only when it has content other than comments, as in YAML.
     """
-    if _STREAM_SYNTAX.search(text):
+    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
         return None
-    starts = [m.start() for m in _DOC_START.finditer(text)]
+    starts = [m.start() + 1 for m in _NEXT_DOC_START.finditer(text)]
+    if _DOC_START.match(text):
+        starts.insert(0, 0)
     chunks: list[Chunk] = []
     bounds = [0, *starts, len(text)]
     line = 0
@@ -168,43 +177,57 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
     names each repeated key with the path of its mapping; ``(False, None, [])`` when the caller
     must use the PyYAML path (also when a duplicate sits inside a value that a later duplicate
     replaced: its path is not in the result)."""
+    fast, value, duplicates, _ = fast_document_json(chunk)
+    return fast, value, duplicates
+
+
+def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | None]:
+    """:func:`fast_document` plus the JSON text rapidyaml emitted for the document (``None`` for an
+    empty document or when the PyYAML path must be used).
+
+    ``value`` is ``json.loads`` of that text, so every string of ``value`` (key or value) appears in it
+    as a JSON string literal (``"`` and ``\\`` escaped, line breaks as ``\\n``; other characters as
+    they are): checks may search the text instead of walking ``value`` (e.g. :mod:`trainops.validate.
+    checks.secret_literal`, :mod:`trainops.validate.nulls`). With duplicate keys the text also holds
+    the values the last duplicate replaced.
+    """
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
-        return False, None, []
+        return False, None, [], None
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
-        return False, None, []
+        return False, None, [], None
     if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
-        return False, None, []
+        return False, None, [], None
     if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
-        return False, None, []
+        return False, None, [], None
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))
     except Exception:  # rapidyaml rejects it: PyYAML reports the error with its position
-        return False, None, []
+        return False, None, [], None
     root = tree.root_id()
     doc = tree.first_child(root) if tree.is_stream(root) else root
     if doc == ryml.NONE:
-        return True, None, []
+        return True, None, [], None
     if not tree.is_map(doc) and not tree.is_seq(doc) and not tree.has_val(doc):
-        return True, None, []
+        return True, None, [], None
     try:
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
-        return False, None, []
+        return False, None, [], None
     if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
-        return False, None, []
+        return False, None, [], None
     _DUPLICATES.clear()
     try:
         value = json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)
     except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
-        return False, None, []
+        return False, None, [], None
     if not _DUPLICATES:
-        return True, value, []
+        return True, value, [], text
     duplicates = _duplicate_paths(value)
     _DUPLICATES.clear()
     if duplicates is None:
-        return False, None, []
-    return True, value, duplicates
+        return False, None, [], None
+    return True, value, duplicates, text
 
 
 def _duplicate_paths(value: Any) -> list[Duplicate] | None:

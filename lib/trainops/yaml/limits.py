@@ -21,10 +21,12 @@ from __future__ import annotations
 import os
 import re
 import resource
-
-import yaml
+from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
+
+if TYPE_CHECKING:
+    import yaml
 
 #: Largest document (UTF-8 bytes) that is parsed; the API server's ``MaxRequestBodyBytes``.
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
@@ -86,6 +88,20 @@ def depth_bound(text: str) -> int:
     return 2 * (widest + 1) + flow
 
 
+def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
+    """``depth_bound(text) > limit`` (for ``limit <= MAX_DEPTH``), answered by looking for one line whose
+    prefix is wide enough instead of measuring every line (a few microseconds per document)."""
+    flow = text.count("[") + text.count("{")
+    if flow > limit:
+        return True
+    # 2 * (widest + 1) + flow > limit  <=>  widest >= wide
+    wide = (limit - flow - 2) // 2 + 1
+    if wide <= 0:
+        return True
+    prefix = r"[ \t?-]{" + str(wide) + "}"
+    return re.match(prefix, text) is not None or re.search("\n" + prefix, text) is not None
+
+
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:
     """Where ``text`` first nests deeper than ``limit``: a 0-based (line, column), else ``None``.
 
@@ -94,6 +110,8 @@ def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -
     :func:`depth_bound` exceeds ``limit``. Syntax errors end the scan quietly (the parser that
     runs next reports them with their position).
     """
+    import yaml  # only for documents that may nest too deep (start-up)
+
     depth = 0
     loader_instance = loader(text)
     try:

@@ -65,8 +65,8 @@ def _lines(text: str) -> list[Line]:
 
 def _block_threshold(line: str, indent: int) -> int | None:
     """The indentation block scalar contents must exceed when ``line`` opens one, else ``None``."""
-    if "|" not in line and ">" not in line:
-        return None  # no block scalar indicator
+    if "|" not in line and ">" not in line:  # no indicator: most lines, answered without a regex
+        return None
     column = indent
     while line.startswith("- ", column) or line[column:] == "-":
         column += 1

@@ -2,7 +2,8 @@
 
 Every construct builds its Kubernetes object as a plain Python dict and hands it to cdk8s in as
 few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus one
-``add_json_patch`` call carrying the rest of the body (DESIGN.md decision 3).
+``add_json_patch`` call carrying the rest of the body (DESIGN.md decision 3); while ``trainops synth``
+renders an app, the object is recorded in Python instead (:mod:`trainops.constructs._core.emission`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from trainops.constructs._core.emission import Emitted, active, record
 from trainops.hashing import content_hash
 from trainops.naming import DNS1123_LABEL, NameSyntax, require
 from trainops.nodeenv import configure_node
 
 configure_node()
 
-from cdk8s import ApiObject, JsonPatch  # noqa: E402
+from cdk8s import ApiObject, Chart, JsonPatch  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "Construct",
     "ObjectConstruct",
     "add_check",
+    "chart_namespace",
     "content_hash",
     "emit",
     "require_name",
@@ -65,7 +68,7 @@ class ObjectConstruct(Construct):
         *,
         labels: Mapping[str, str] | None = None,
         annotations: Mapping[str, str] | None = None,
-    ) -> ApiObject:
+    ) -> Emitted:
         """Emit this construct's object: ``apiVersion``, ``kind``, ``metadata`` (``name``, plus
         ``labels`` and ``annotations`` when not empty) and the top-level fields of ``body`` (e.g.
         ``{"spec": ...}``), with :func:`emit`.
@@ -108,8 +111,9 @@ def run_once_name(base: str, spec: Any) -> str:
     return f"{base[:56].rstrip('-')}-{content_hash(spec)}"
 
 
-def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObject:
-    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls.
+def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted:
+    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls, or, inside
+    :func:`~trainops.constructs._core.emission.recording` (``trainops synth``), record it in Python.
 
     Args:
         scope: the L2 construct that owns the object.
@@ -117,8 +121,11 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObje
         id: construct id of the child. Default: ``"Resource"`` (the cdk8s-plus convention).
 
     Returns:
-        The cdk8s ``ApiObject``.
+        The emitted object (its cdk8s ``ApiObject``, or its record), to patch later.
     """
+    recording = active()
+    if recording is not None:
+        return record(scope, obj, recording)
     api_object = ApiObject(
         scope, id, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"]
     )
@@ -129,7 +136,18 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> ApiObje
     ]
     if patches:
         api_object.add_json_patch(*patches)
-    return api_object
+    return Emitted(api_object, None, None)
+
+
+def chart_namespace(scope: Construct) -> str | None:
+    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``, two jsii
+    calls); while ``trainops synth`` records an app, its Chart's, known in Python (a recorded app
+    whose tree holds any other Chart is rendered through cdk8s again)."""
+    recording = active()
+    if recording is not None:
+        return recording.namespace
+    namespace: str | None = Chart.of(scope).namespace
+    return namespace
 
 
 #: Cross-construct checks registered by :func:`add_check` since the last :func:`run_checks`.
@@ -145,8 +163,11 @@ def add_check(construct: Construct, validation: Any) -> None:
     Args:
         construct: the construct the check belongs to.
         validation: an ``IValidation`` whose ``validate()`` returns error messages (empty when fine).
+            Inside a recording (``trainops synth``) it is not added to the cdk8s node: nothing
+            there renders it.
     """
-    construct.node.add_validation(validation)
+    if active() is None:
+        construct.node.add_validation(validation)
     _CHECKS.append(validation)
 
 

@@ -1,0 +1,448 @@
+"""Offline evaluation of ValidatingAdmissionPolicy CEL (``admissionregistration.k8s.io/v1``), the
+one evaluator of CEL-written pack rules (:mod:`trainops.policy.celrule`) and of the policies users
+place in ``policies/`` (:mod:`trainops.policy.uservap`).
+
+Shapes::
+
+    program = Program("my-policy", validations=(Validation("object.spec.replicas <= 5"),))
+    program.evaluate(obj, params=None)   # -> list[Decision]; never raises for bad data
+
+Semantics mirrored from ``k8s.io/apiserver/pkg/admission/plugin/policy/validating`` (Kubernetes
+v1.36) and the CEL admission library it uses:
+
+* ``matchConditions`` (``pkg/admission/plugin/webhook/matchconditions/matcher.go``
+  ``Matcher.Match``): every condition is evaluated; one that is false means the policy does not
+  apply, even when another failed; otherwise an error applies the failure policy
+  (``Fail``: the request is denied with ``expression '<expression>' resulted in error: <detail>``,
+  several errors as ``[e1, e2]``; ``Ignore``: the policy is skipped).
+* ``variables`` (``pkg/admission/plugin/cel/composition.go``): evaluated in order, each seeing the
+  earlier ones as ``variables.<name>``. Upstream evaluates them lazily; here they are evaluated
+  eagerly, and an error is reported only by an expression that references the variable, which
+  gives the same decisions.
+* ``validations`` (``validator.go`` ``validator.Validate``): an expression that is not ``true`` denies
+  with ``reason`` (default ``Invalid``) and the message chosen as upstream does: the
+  ``messageExpression`` result when it evaluates without error to a string that is neither empty
+  after trimming nor multi-line, else the trimmed ``message``, else ``failed expression: <expression>``.
+  An evaluation error is ``expression '<expression>' resulted in error: <detail>`` (``filter.go``),
+  subject to the failure policy.
+* Variables bound: ``object`` (nulls pruned, as a typed decoding drops them; for built-in kinds
+  empty maps and lists too, which their ``omitempty`` fields drop: checked against the server), ``oldObject`` (null:
+  offline checks are creations), ``request`` (operation ``CREATE``, kind, resource, name,
+  namespace, a ``trainops`` user), ``params`` (the parameter object or null), ``namespaceObject``
+  (the Namespace when known, else null) and ``variables``.
+* ``authorizer`` needs the cluster's RBAC: an expression that uses it is not evaluated and yields a
+  ``skipped`` decision (reported at level info).
+
+Compiled programs are cached per expression text; cel-expr-python is imported on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from cel_expr_python import cel
+
+FailurePolicy = Literal["Fail", "Ignore"]
+DecisionKind = Literal["deny", "error", "skipped"]
+
+#: Default ``reason`` of a failed validation (``metav1.StatusReasonInvalid``).
+DEFAULT_REASON = "Invalid"
+#: Upstream's bound on an evaluated messageExpression (``celconfig.MaxEvaluatedMessageExpressionSizeBytes``).
+MAX_MESSAGE_BYTES = 5 * 1024
+_AUTHORIZER = re.compile(r"\bauthorizer\b")
+
+
+@dataclass(frozen=True)
+class Validation:
+    """One validation of a policy (``admissionregistration.k8s.io/v1`` ``Validation``).
+
+    Args:
+        expression: CEL that must be true.
+        message: the message when it is false (default ``failed expression: <expression>``).
+        message_expression: CEL giving the message (a string), preferred to ``message``.
+        reason: ``Invalid`` (default), ``Forbidden``, ``Unauthorized`` or ``RequestEntityTooLarge``.
+        violations: trainops pack rules only: a CEL list of ``{'path': '$.json.path', 'message': '...'}``
+            maps; offline, each item is one finding at its path. :func:`violations` builds such a
+            validation, whose exported ``expression`` and ``messageExpression`` are derived from it.
+    """
+
+    expression: str
+    message: str = ""
+    message_expression: str = ""
+    reason: str = ""
+    violations: str = ""
+
+
+def violations(expression: str, *, message: str = "", reason: str = "") -> Validation:
+    """A validation from a CEL list of violations (``{'path', 'message'}`` maps): it holds when the
+    list is empty; its messageExpression joins ``<path>: <message>`` of every item with ``; ``."""
+    listed = expression if re.fullmatch(r"[\w.]+", expression) else f"({expression})"
+    return Validation(
+        expression=f"size({listed}) == 0",
+        message=message,
+        message_expression=f"{listed}.map(v, v.path + ': ' + v.message).join('; ')",
+        reason=reason,
+        violations=expression,
+    )
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A named CEL expression (``Variable``), visible to later ones as ``variables.<name>``."""
+
+    name: str
+    expression: str
+
+
+@dataclass(frozen=True)
+class MatchCondition:
+    """A CEL precondition (``MatchCondition``): the policy applies only when every one is true."""
+
+    name: str
+    expression: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One outcome of a policy on one object.
+
+    Args:
+        kind: ``deny`` (a validation is false), ``error`` (an expression failed and the failure policy
+            is Fail) or ``skipped`` (an ``authorizer`` expression, not evaluated offline).
+        message: the upstream message (see the module docstring).
+        validation: index of the validation, ``-1`` for the policy as a whole (match conditions).
+        reason: the validation's reason (``deny`` only).
+        path: for :func:`violations`: the JSON path of the violation, else ``""`` (the object).
+    """
+
+    kind: DecisionKind
+    message: str
+    validation: int = -1
+    reason: str = DEFAULT_REASON
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    program: cel.Expression | None
+    error: str = ""
+    returns_string: bool = False
+
+
+@lru_cache(maxsize=4096)
+def _compile(source: str) -> _Compiled:
+    from cel_expr_python import cel
+
+    from trainops.celexpr import admission_env, clean_error, compile_checked
+
+    try:
+        program, _ = compile_checked(admission_env(), source)
+    except RuntimeError as err:
+        return _Compiled(None, clean_error(str(err)))
+    return _Compiled(program, returns_string=program.return_type() == cel.Type.STRING)
+
+
+@dataclass(frozen=True)
+class _Failed:
+    detail: str
+
+
+def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
+    """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises."""
+    from cel_expr_python import cel
+
+    from trainops.celexpr import admission_env, clean_error
+
+    compiled = _compile(source)
+    if compiled.program is None:
+        return _Failed(f"compilation error: {compiled.error}")
+    try:
+        result = compiled.program.eval(admission_env().Activation(dict(bindings)))
+        if result.type() == cel.Type.ERROR:
+            return _Failed(clean_error(str(result.value())))
+        return result.plain_value()
+    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
+        return _Failed(clean_error(str(err)))
+
+
+def compile_error(source: str) -> str:
+    """The compile error of a CEL expression in the admission environment, ``""`` when it compiles."""
+    return _compile(source).error
+
+
+def prune_nulls(value: Any) -> Any:
+    """``value`` (plain JSON-like data) without null mapping entries: what a typed decoding keeps."""
+    if isinstance(value, dict):
+        return {k: prune_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [prune_nulls(v) for v in value]
+    return value
+
+
+_VALUES: dict[int, tuple[Mapping[str, Any], Any]] = {}
+_VALUES_MAX = 2048
+
+
+def object_value(obj: Mapping[str, Any]) -> Any:
+    """``object`` as the API server's CEL sees it (plain data, nulls pruned; for built-in kinds also
+    empty maps and lists). Several rules evaluate the same object in a row, so the last
+    :data:`_VALUES_MAX` conversions are kept by identity (rules never modify objects)."""
+    from trainops.celexpr import plain
+
+    cached = _VALUES.get(id(obj))
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    value = prune_nulls(plain(obj))
+    if built_in(value):
+        value = prune_empty(value)
+    if len(_VALUES) >= _VALUES_MAX:
+        _VALUES.clear()
+    _VALUES[id(obj)] = (obj, value)
+    return value
+
+
+def built_in(obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` is of a built-in API group (core, ``apps``, ``*.k8s.io``...): decoded into Go
+    types whose ``omitempty`` fields drop empty values, unlike custom resources."""
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    return "." not in group or group.endswith(".k8s.io")
+
+
+def prune_empty(value: Any) -> Any:
+    """``value`` without empty mappings and lists inside mappings (what ``omitempty`` drops)."""
+    if isinstance(value, dict):
+        pruned = {k: prune_empty(v) for k, v in value.items()}
+        return {k: v for k, v in pruned.items() if v != {} and v != []}
+    if isinstance(value, list):
+        return [prune_empty(v) for v in value]
+    return value
+
+
+def request_of(obj: Mapping[str, Any], resource: str = "") -> dict[str, Any]:
+    """The ``request`` variable for creating ``obj`` (``admission/v1`` ``AdmissionRequest`` fields
+    that do not need a live server)."""
+    api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
+    group, _, version = str(api_version).rpartition("/")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    assert isinstance(meta, dict)
+    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
+    return {
+        "operation": "CREATE",
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": resource},
+        "name": meta.get("name") if isinstance(meta.get("name"), str) else "",
+        "namespace": meta.get("namespace") if isinstance(meta.get("namespace"), str) else "",
+        "userInfo": {"username": "trainops"},
+        "dryRun": True,
+        "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
+    }
+
+
+@dataclass(frozen=True)
+class Program:
+    """A policy's CEL, ready to evaluate on objects.
+
+    Args:
+        name: the policy name (for messages).
+        validations: the validations, in order.
+        variables: the variables, in order.
+        match_conditions: the match conditions.
+        failure_policy: ``Fail`` (default, as upstream) or ``Ignore``.
+    """
+
+    name: str
+    validations: tuple[Validation, ...]
+    variables: tuple[Variable, ...] = ()
+    match_conditions: tuple[MatchCondition, ...] = ()
+    failure_policy: FailurePolicy = "Fail"
+
+    def compile_errors(self) -> list[str]:
+        """``<field>: <error>`` for every expression that does not compile (what the API server refuses
+        when the policy is created)."""
+        out = []
+        for index, condition in enumerate(self.match_conditions):
+            if error := compile_error(condition.expression):
+                out.append(f"matchConditions[{index}].expression: {error}")
+        for index, variable in enumerate(self.variables):
+            if error := compile_error(variable.expression):
+                out.append(f"variables[{index}].expression: {error}")
+        for index, validation in enumerate(self.validations):
+            if error := compile_error(validation.expression):
+                out.append(f"validations[{index}].expression: {error}")
+            if validation.message_expression:
+                compiled = _compile(validation.message_expression)
+                if compiled.error:
+                    out.append(f"validations[{index}].messageExpression: {compiled.error}")
+                elif not compiled.returns_string:  # the server refuses dyn too (validation.go)
+                    out.append(f"validations[{index}].messageExpression: must evaluate to string")
+        return out
+
+    def evaluate(
+        self,
+        obj: Mapping[str, Any],
+        *,
+        params: Any = None,
+        namespace_object: Any = None,
+        resource: str = "",
+    ) -> list[Decision]:
+        """Evaluate the policy on the creation of ``obj``.
+
+        Args:
+            obj: the object (plain data; nulls are pruned here).
+            params: the parameter resource bound as ``params`` (``None``: null).
+            namespace_object: the object's Namespace when known.
+            resource: the plural resource name for ``request.resource``.
+
+        Returns:
+            The decisions: ``[]`` when the policy does not apply or every validation holds.
+        """
+        value = object_value(obj)
+        bindings: dict[str, Any] = {
+            "object": value,
+            "oldObject": None,
+            "request": request_of(value, resource),
+            "params": object_value(params) if params is not None else None,
+            "namespaceObject": object_value(namespace_object) if namespace_object is not None else None,
+            "authorizer": None,
+            "variables": {},
+        }
+        matched = self._match(bindings)
+        if matched is not None:
+            return matched
+        failed: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        for variable in self.variables:
+            bindings["variables"] = dict(values)
+            outcome = self._guarded(variable.expression, bindings, failed)
+            if isinstance(outcome, _Failed):
+                failed[variable.name] = outcome.detail
+            else:
+                values[variable.name] = outcome
+        bindings["variables"] = values
+        decisions: list[Decision] = []
+        for index, validation in enumerate(self.validations):
+            decisions.extend(self._validate(index, validation, bindings, failed))
+        return decisions
+
+    def _match(self, bindings: Mapping[str, Any]) -> list[Decision] | None:
+        """``None`` when the policy applies; ``[]`` when it does not; an error decision (Fail)."""
+        errors: list[str] = []
+        for condition in self.match_conditions:
+            if _AUTHORIZER.search(condition.expression):
+                return [Decision("skipped", f"matchCondition {condition.name!r} uses authorizer")]
+            outcome = _eval(condition.expression, bindings)
+            if isinstance(outcome, _Failed):
+                errors.append(f"expression '{condition.expression}' resulted in error: {outcome.detail}")
+            elif outcome is not True:
+                return []
+        if not errors:
+            return None
+        if self.failure_policy == "Ignore":
+            return []
+        # errors.NewAggregate: one error as it is, several as "[e1, e2]"
+        return [Decision("error", errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")]
+
+    def _guarded(self, source: str, bindings: Mapping[str, Any], failed: Mapping[str, str]) -> Any:
+        """Evaluate ``source`` unless it references a failed variable (then that variable's error)."""
+        for name, detail in failed.items():
+            if re.search(rf"\bvariables\.{re.escape(name)}\b", source):
+                return _Failed(f"variable {name!r} failed: {detail}")
+        return _eval(source, bindings)
+
+    def _validate(
+        self, index: int, validation: Validation, bindings: Mapping[str, Any], failed: Mapping[str, str]
+    ) -> list[Decision]:
+        if _AUTHORIZER.search(validation.expression) or _AUTHORIZER.search(validation.message_expression):
+            message = f"validation {index} uses authorizer (needs the cluster's RBAC): not evaluated offline"
+            return [Decision("skipped", message, index)]
+        source = validation.violations or validation.expression
+        outcome = self._guarded(source, bindings, failed)
+        if isinstance(outcome, _Failed):
+            if self.failure_policy == "Ignore":
+                return []
+            message = f"expression '{validation.expression}' resulted in error: {outcome.detail}"
+            return [Decision("error", message, index)]
+        reason = validation.reason or DEFAULT_REASON
+        if validation.violations:
+            return _violations(index, outcome, reason)
+        if outcome is True:
+            return []
+        return [Decision("deny", self._message(validation, bindings, failed), index, reason)]
+
+    def _message(self, validation: Validation, bindings: Mapping[str, Any], failed: Mapping[str, str]) -> str:
+        if validation.message_expression:
+            outcome = self._guarded(validation.message_expression, bindings, failed)
+            if isinstance(outcome, str):
+                text = outcome.strip()
+                if text and "\n" not in text and len(text.encode()) <= MAX_MESSAGE_BYTES:
+                    return text
+        if validation.message.strip():
+            return validation.message.strip()
+        return f"failed expression: {validation.expression.strip()}"
+
+
+def _violations(index: int, outcome: Any, reason: str) -> list[Decision]:
+    """Decisions from a violations list (see :class:`Validation`)."""
+    if not isinstance(outcome, list):
+        return [Decision("error", f"violations must be a list, got {type(outcome).__name__}", index)]
+    out = []
+    for item in outcome:
+        if isinstance(item, dict) and isinstance(item.get("message"), str):
+            path = item.get("path") if isinstance(item.get("path"), str) else ""
+            out.append(Decision("deny", item["message"], index, reason, str(path)))
+        else:
+            out.append(Decision("error", f"a violation must be {{path, message}}, got {item!r}", index))
+    return out
+
+
+_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]")
+
+
+def parse_path(text: str) -> tuple[str | int, ...]:
+    """``$.spec.containers[0]['a.b']`` → ``("spec", "containers", 0, "a.b")``; ``()`` for ``$`` or ``""``.
+
+    Raises:
+        ValueError: text that is not such a path.
+    """
+    if text in ("", "$"):
+        return ()
+    if not text.startswith("$"):
+        raise ValueError(f"not a JSON path: {text!r}")
+    parts: list[str | int] = []
+    pos = 1
+    while pos < len(text):
+        match = _PATH_TOKEN.match(text, pos)
+        if match is None:
+            raise ValueError(f"not a JSON path: {text!r} (at offset {pos})")
+        if match.group(1) is not None:
+            parts.append(match.group(1))
+        elif match.group(2) is not None:
+            parts.append(int(match.group(2)))
+        else:
+            parts.append(re.sub(r"\\(.)", r"\1", match.group(3)))
+        pos = match.end()
+    return tuple(parts)
+
+
+def as_params(options: Mapping[str, Any]) -> dict[str, str]:
+    """Rule options as the ``data`` of a ConfigMap (strings only): strings as they are, booleans
+    ``true``/``false``, numbers in decimal, anything else as JSON."""
+    import json
+
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        if isinstance(value, str):
+            out[key] = value
+        elif isinstance(value, bool):
+            out[key] = "true" if value else "false"
+        elif isinstance(value, int | float):
+            out[key] = str(value)
+        else:
+            out[key] = json.dumps(value, sort_keys=True)
+    return out

@@ -1,0 +1,260 @@
+"""Single-object policy rules written in CEL, the way a ValidatingAdmissionPolicy is written, so the
+same rule runs in CI (offline, :mod:`trainops.policy.admission`) and in the cluster
+(``trainops policy export-vap``, :mod:`trainops.policy.vap`).
+
+A CEL rule module has the yamllint shape of every rule (``ID``, ``LEVEL``, ``KINDS``, ``CONF``,
+``DEFAULT``, ``RULE``, docstring) and, instead of ``check()``, a ``CEL`` attribute::
+
+    CEL = CelRule(
+        pods=True,   # the rule reads variables.podSpecs / variables.containers (see below)
+        variables=(Variable("privileged", "variables.containers.filter(c, ...)"),),
+        validations=(violations("variables.privileged.map(c, {'path': ..., 'message': ...})"),),
+    )
+
+Expressions see what a ValidatingAdmissionPolicy sees: ``object``, ``request``, ``params`` (a
+ConfigMap whose ``data`` holds the rule's options as strings, :func:`trainops.policy.admission.as_params`:
+``params.data['require-digest'] == 'true'``), ``variables``. A validation built with
+:func:`~trainops.policy.admission.violations` lists ``{'path': '$.json.path', 'message': '...'}``
+maps, so offline findings carry the JSON path (and line) of each offending field, like Python rules.
+
+Pod templates: with ``pods=True`` two variables come first, generated per kind group from
+:mod:`trainops.kinds` (:data:`~trainops.kinds.POD_TEMPLATE_SITES`,
+:data:`~trainops.kinds.POD_SPEC_SITES`, :data:`~trainops.kinds.EMBEDDED_OBJECTS`), so one
+expression reaches every pod spec of a Deployment, Job, CronJob, each Kubeflow replica spec,
+JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial template:
+
+* ``variables.podSpecs``: a list of ``{'path': '$.spec.template.spec', 'spec': <PodSpec>, 'templated': bool}``
+  (``templated``: inside a Katib trial template, where ``${trialParameters.x}`` placeholders stand);
+* ``variables.containers``: a list of ``{'path': '<pod path>.containers[0]', 'field': 'containers',
+  'name': <container name>, 'value': <Container>, 'templated': bool}`` over init, regular and
+  ephemeral containers of every pod spec, in the order of :func:`trainops.policy.pods.containers`.
+
+Kinds whose pod specs sit at the same places form one group (:func:`kind_groups`), and each group is
+one exported ValidatingAdmissionPolicy, so its expressions type-check against every kind it matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from trainops.findings import Issue
+from trainops.kinds import (
+    EACH_ITEM,
+    EACH_VALUE,
+    EMBEDDED_OBJECTS,
+    POD_SPEC_SITES,
+    POD_TEMPLATE_SITES,
+    GroupKind,
+    group_kind,
+)
+from trainops.policy.admission import MatchCondition, Program, Validation, Variable, as_params, parse_path
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from trainops.policy.rule import CheckOne, Context
+
+#: Names of the generated pod variables.
+POD_SPECS = "podSpecs"
+CONTAINERS = "containers"
+_CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class CelRule:
+    """The CEL of a single-object rule (see the module docstring).
+
+    Args:
+        validations: what must hold; at least one.
+        variables: the rule's variables, after the generated pod variables when ``pods``.
+        match_conditions: preconditions (e.g. only Services of type LoadBalancer).
+        pods: generate ``variables.podSpecs`` and ``variables.containers`` for the object's kind.
+    """
+
+    validations: tuple[Validation, ...]
+    variables: tuple[Variable, ...] = ()
+    match_conditions: tuple[MatchCondition, ...] = ()
+    pods: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.validations:
+            raise ValueError("a CelRule needs at least one validation")
+        names = [v.name for v in self.variables]
+        if len(set(names)) != len(names) or (self.pods and {POD_SPECS, CONTAINERS} & set(names)):
+            raise ValueError(f"CelRule variables must have distinct names, not {POD_SPECS}/{CONTAINERS}")
+
+
+# --- pod-spec variables per kind group -----------------------------------------------------------
+
+
+def _lit(text: str) -> str:
+    """A CEL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _concat(pieces: list[str]) -> str:
+    """CEL string concatenation of ``pieces`` (literals as ``'...'``), adjacent literals merged."""
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and piece.startswith("'") and merged[-1].startswith("'") and not piece.startswith("'['"):
+            merged[-1] = _lit(_unlit(merged[-1]) + _unlit(piece))
+        else:
+            merged.append(piece)
+    return " + ".join(merged)
+
+
+def _unlit(literal: str) -> str:
+    return literal[1:-1].replace("\\'", "'").replace("\\\\", "\\")
+
+
+def _key_piece(var: str) -> str:
+    """The JSON path piece of a map key held in CEL variable ``var`` (as :func:`trainops.findings.json_path`)."""
+    return f"({var}.matches('^[A-Za-z_][A-Za-z0-9_-]*$') ? '.' + {var} : '[\\'' + {var} + '\\']')"
+
+
+def _field_piece(name: str) -> str:
+    return _lit(f".{name}" if _IDENTIFIER.match(name) else f"['{name}']")
+
+
+Leaf = Callable[[str, str], str]
+
+
+def _walk(expr: str, path: list[str], steps: tuple[str, ...], depth: int, leaf: Leaf) -> str:
+    """CEL for the list of leaves at ``steps`` below ``expr`` (``"*"``/``"[]"`` as in
+    :class:`trainops.kinds.TemplateSite`); ``leaf(expr, path)`` is the CEL list for one leaf.
+    Values of the wrong type on the way are skipped, as :func:`trainops.kinds.walk` does (the API
+    server refuses such objects before admission; offline they must not fail the rule). Consecutive
+    fields are tested in one ``&&`` chain (CEL parsers balance those), which keeps the expression
+    shallow: parsers bound nesting (cel-cpp: 32 levels)."""
+    if not steps:
+        return f"(type({expr}) == map ? {leaf(expr, _concat(path))} : [])"
+    step, rest = steps[0], steps[1:]
+    if step == EACH_VALUE:
+        key = f"k{depth}"
+        inner = _walk(f"{expr}[{key}]", [*path, _key_piece(key)], rest, depth + 1, leaf)
+        return f"(type({expr}) == map ? {expr}.map({key}, {inner}).flatten() : [])"
+    if step == EACH_ITEM:
+        index, item = f"i{depth}", f"v{depth}"
+        inner = _walk(item, [*path, "'['", f"string({index})", "']'"], rest, depth + 1, leaf)
+        return f"(type({expr}) == list ? {expr}.transformList({index}, {item}, {inner}).flatten() : [])"
+    tests: list[str] = []
+    while steps and steps[0] not in (EACH_VALUE, EACH_ITEM):
+        tests.append(f"type({expr}) == map && has({expr}.{steps[0]})")
+        expr = f"{expr}.{steps[0]}"
+        path = [*path, _field_piece(steps[0])]
+        steps = steps[1:]
+    return f"({' && '.join(tests)} ? {_walk(expr, path, steps, depth, leaf)} : [])"
+
+
+def _pod_leaf(templated: bool) -> Leaf:
+    flag = "true" if templated else "false"
+    return lambda expr, path: f"[{{'path': dyn({path}), 'spec': dyn({expr}), 'templated': dyn({flag})}}]"
+
+
+def _site_paths(key: GroupKind) -> list[tuple[str, ...]]:
+    """Paths of the pod specs of a kind (template sites end in ``spec``), as :func:`trainops.kinds.pod_templates`."""
+    paths = [(*site.path, "spec") for site in POD_TEMPLATE_SITES.get(key, ())]
+    return paths + list(POD_SPEC_SITES.get(key, ()))
+
+
+def _kind_test(var: str, key: GroupKind) -> str:
+    group, kind = key
+    version = (
+        f"{var}.apiVersion == 'v1'" if not group else f"{var}.apiVersion.startsWith({_lit(group + '/')})"
+    )
+    return f"(has({var}.kind) && has({var}.apiVersion) && {var}.kind == {_lit(kind)} && {version})"
+
+
+def _embedded_leaf(depth: int) -> Leaf:
+    """Leaf of an embedded object path (Katib ``trialSpec``): dispatch on the embedded object's kind."""
+
+    def leaf(expr: str, path: str) -> str:
+        branches = []
+        for key in sorted(set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES)):
+            sites = [_walk(expr, [path], site, depth + 1, _pod_leaf(True)) for site in _site_paths(key)]
+            branches.append(f"({_kind_test(expr, key)} ? {' + '.join(sites)} : [])")
+        return f"[{', '.join(branches)}].flatten()"
+
+    return leaf
+
+
+def pod_specs_expression(key: GroupKind) -> str:
+    """The CEL of ``variables.podSpecs`` for objects of kind ``key`` (``[]`` for kinds without pods)."""
+    parts = [_walk("object", ["'$'"], path, 0, _pod_leaf(False)) for path in _site_paths(key)]
+    for path in EMBEDDED_OBJECTS.get(key, ()):
+        parts.append(_walk("object", ["'$'"], path, 0, _embedded_leaf(len(path))))
+    return " + ".join(parts) if parts else "[]"
+
+
+#: The CEL of ``variables.containers`` (over ``variables.podSpecs``).
+CONTAINERS_EXPRESSION = (
+    "variables.podSpecs.map(p, ["
+    + ", ".join(_lit(f) for f in _CONTAINER_FIELDS)
+    + "].map(f, type(p.spec[?f].orValue([])) == list ? p.spec[?f].orValue([]).transformList(i, c, type(c) == map ? [{"
+    "'path': dyn(p.path + '.' + f + '[' + string(i) + ']'), 'field': dyn(f), "
+    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated)}] : []).flatten() : []))"
+    ".flatten().flatten()"
+)
+
+
+def pod_variables(key: GroupKind) -> tuple[Variable, ...]:
+    """``podSpecs`` and ``containers`` for objects of kind ``key``."""
+    return (Variable(POD_SPECS, pod_specs_expression(key)), Variable(CONTAINERS, CONTAINERS_EXPRESSION))
+
+
+def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind, ...]]]:
+    """``kinds`` split into groups whose pod specs sit at the same places (one exported policy each),
+    named after their kind (``pytorchjob``; a group of several kinds after Deployment, or its first
+    kind in :data:`~trainops.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
+    by_expression: dict[str, list[GroupKind]] = {}
+    order = {
+        key: index for index, key in enumerate([*POD_TEMPLATE_SITES, *POD_SPEC_SITES, *EMBEDDED_OBJECTS])
+    }
+    for key in sorted(kinds, key=lambda k: (order.get(k, len(order)), k)):
+        by_expression.setdefault(pod_specs_expression(key), []).append(key)
+    groups = []
+    for members in by_expression.values():
+        first = ("apps", "Deployment") if ("apps", "Deployment") in members else members[0]
+        name = first[1].lower() + ("-like" if len(members) > 1 else "")
+        groups.append((name, tuple(members)))
+    return sorted(groups)
+
+
+# --- offline evaluation ----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def program_for(rule_id: str, cel_rule: CelRule, key: GroupKind | None) -> Program:
+    """The admission program of a CEL rule for objects of kind ``key`` (pod variables first)."""
+    variables = (*pod_variables(key), *cel_rule.variables) if cel_rule.pods and key else cel_rule.variables
+    return Program(f"trainops-{rule_id}", cel_rule.validations, variables, cel_rule.match_conditions)
+
+
+def params_object(rule_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameter ConfigMap of a rule's options, as exported and as bound offline."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": f"trainops-{rule_id}"},
+        "data": as_params(options),
+    }
+
+
+def make_check(rule_id: str, cel_rule: CelRule) -> CheckOne:
+    """The ``check(conf, obj, ctx)`` of a CEL rule: its decisions on ``obj`` as issues (a violation at
+    its path; a plain validation, or an evaluation error, at the object)."""
+
+    def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
+        program = program_for(rule_id, cel_rule, group_kind(obj))
+        params = params_object(rule_id, conf) if conf else None
+        for decision in program.evaluate(obj, params=params):
+            try:
+                parts = parse_path(decision.path)
+            except ValueError:
+                parts = ()
+            yield Issue(parts, decision.message, rule_id, keyword="cel", level="error")
+
+    return check
