@@ -748,11 +748,17 @@ def run(options: Options) -> int:
     for size in sorted(corpora):
         run_trainops(options, report, corpora[size], console)
     run_peer(options, report, corpora[min(corpora)], console)
+    from bench import policy  # the policy pack vs Checkov (it imports this module)
+
+    policies = policy.run(options, report, corpora[min(corpora)], console)
     report.machine["loadavg_end"] = os.getloadavg()
     evaluate_targets(report)
-    report.notes = [*legend(report), *report.notes]
+    policy.evaluate(policies, report)
+    report.notes = [*legend(report), *policy.notes(policies), *report.notes]
     render(report, console)
+    policy.render(policies, console)
     write_results(report, options.out / "results.json")
+    policy.write(policies, options.out / "results.json")
     console.print(f"results: {_rel(options.out / 'results.json')}")
     if report.failures:
         return 1

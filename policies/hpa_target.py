@@ -88,16 +88,7 @@ def check_all(
                 ),
             )
             continue
-        target = next(
-            (
-                o
-                for o in objects
-                if o.get("kind") == kind
-                and metadata_of(o).get("name") == name
-                and metadata_of(o).get("namespace") == namespace
-            ),
-            None,
-        )
+        target = index_.first(kind, name, namespace)
         metrics = dig(hpa, "spec", "metrics")
         for number, metric in enumerate(metrics if isinstance(metrics, list) else []):
             resource = dig(metric, "resource", "name")

@@ -62,7 +62,7 @@ from trainops.kinds import group_kind
 from trainops.policy.index import ObjectIndex
 from trainops.policy.pods import dig, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.policy.selectors import ANY_VALUE_LABELS, all_pods, matches
+from trainops.policy.selectors import ANY_VALUE_LABELS, all_pods, selected_pods
 from trainops.rules import register
 
 ID = "pdb-selects"
@@ -86,9 +86,7 @@ def check_all(
             continue
         namespace = metadata_of(pdb).get("namespace")
         selector = dig(pdb, "spec", "selector")
-        chosen = [
-            p for p in pods if p.namespace == namespace and matches(selector, p.labels, ANY_VALUE_LABELS)
-        ]
+        chosen = selected_pods(selector, pods, namespace, ANY_VALUE_LABELS)
         if not chosen:
             yield (
                 index,

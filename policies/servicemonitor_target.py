@@ -55,6 +55,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
+from trainops.policy.objects import of_kind
 from trainops.policy.pods import as_list, containers, dig, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, matches
@@ -94,10 +95,8 @@ def check_all(
         if key == SERVICE_MONITOR:
             targets = [
                 o
-                for o in objects
-                if group_kind(o) == ("", "Service")
-                and _watches(monitor, metadata_of(o).get("namespace"))
-                and matches(selector, labels_of(o))
+                for _, o in of_kind(objects, ("", "Service"))
+                if _watches(monitor, metadata_of(o).get("namespace")) and matches(selector, labels_of(o))
             ]
             names = {
                 p.get("name")

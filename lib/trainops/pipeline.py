@@ -154,16 +154,30 @@ def check(
     ``policy`` over all of them at once when given (:func:`policy_check`).
 
     Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
-    across ``workers`` processes when ``workers > 1``; the findings are those of a serial run.
+    across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
+    a forked process meanwhile (:mod:`trainops.policy.background`); the findings are those of a
+    serial run.
     Texts are validated after the files. The result carries ``target.describe()`` and at most one
     "superseded by Kubeflow Trainer v2" notice (see :func:`once_per_run`).
 
     Raises:
         SchemaError: a cached schema is unreadable.
     """
-    result = _validate(target, inputs, options, workers=workers, progress=progress)
+    files = [item for item in inputs if isinstance(item, str)]
+    background = None
+    if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
+        from trainops.policy.background import start as start_background
+
+        background = start_background(policy_check, inputs, policy)  # overlaps validation
+    try:
+        result = _validate(target, inputs, options, workers=workers, progress=progress)
+    except BaseException:
+        if background is not None:
+            background.cancel()
+        raise
     if policy is not None:  # unreadable files are already validation findings
-        result.extend(f for f in policy_check(inputs, policy).findings if f.rule != YAML.id)
+        checked = background.result() if background is not None else policy_check(inputs, policy)
+        result.extend(f for f in checked.findings if f.rule != YAML.id)
     return result
 
 
@@ -272,6 +286,7 @@ def policy_check(
     run: PolicyRun,
     *,
     cluster_facts: Callable[[str], Facts | None] | None = None,
+    workers: int = 1,
 ) -> Result:
     """Run the policy rules over the documents of ``inputs``; cross-object rules see them all at once,
     except that files inside different cluster trees (a directory holding ``lock.json``, i.e.
@@ -282,12 +297,15 @@ def policy_check(
         run: pack, config and facts.
         cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
             used when the user named no cluster or facts file.
+        workers: processes for the per-document work of large sets (see
+            :func:`~trainops.policy.engine.run_policies`).
 
     A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
     ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
     from trainops.policy.engine import run_policies
 
+    relax_gc()  # many short-lived, acyclic objects per document, as in validation
     texts: list[tuple[str, str | Document]] = []
     unreadable: list[Finding] = []
     for entry in inputs:
@@ -308,7 +326,8 @@ def policy_check(
     result.extend(unreadable)
     for tree, documents in groups.items():
         facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
-        result.extend(run_policies(documents, replace(run, facts=facts) if facts is not None else run))
+        chosen = replace(run, facts=facts) if facts is not None else run
+        result.extend(run_policies(documents, chosen, workers=workers))
     return result
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ class PolicyCheckOptions:
         show_waived: list waived findings too (level ``info``).
         fmt: report format.
         strict: warnings fail the run too.
+        workers: processes for large inputs; default: the number of CPUs.
     """
 
     paths: tuple[str, ...]
@@ -48,6 +50,7 @@ class PolicyCheckOptions:
     show_waived: bool = False
     fmt: str = "auto"
     strict: bool = False
+    workers: int | None = None
 
 
 def run_policy_check(opts: PolicyCheckOptions) -> int:
@@ -59,7 +62,8 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     files = expand_paths(opts.paths)
     run = policy_run(config=opts.config, cluster=opts.cluster, facts=opts.facts, show_waived=opts.show_waived)
     named = opts.cluster is not None or opts.facts is not None
-    result = policy_check(files, run, cluster_facts=None if named else cluster_facts)
+    workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
+    result = policy_check(files, run, cluster_facts=None if named else cluster_facts, workers=workers)
     sys.stdout.write(render(result, opts.fmt))
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
@@ -83,6 +87,12 @@ def group() -> None:
 @click.option("--facts", type=click.Path(dir_okay=False), help="Cluster facts file (instead of --cluster).")
 @click.option("--show-waived", is_flag=True, help="Also list waived findings (level info).")
 @options.report
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Processes for large inputs (>= 2,000 documents). Default: the number of CPUs.",
+)
 def check_command(**kwargs: Any) -> None:
     """Check YAML files or directories against the policy rules.
 

@@ -15,7 +15,7 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from trainops.pipeline import Text, check, resolve_target
+from trainops.pipeline import Text, check, policy_run, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
@@ -41,6 +41,7 @@ class ValidateCommand:
         exclude: globs of files to leave out (see :func:`excluded`).
         summary: print one summary line on stderr.
         verbose: print the target on stderr.
+        policy: also run the policy rules (``policies/``; facts of the target cluster) in the same run.
     """
 
     paths: tuple[str, ...]
@@ -55,6 +56,7 @@ class ValidateCommand:
     exclude: tuple[str, ...] = ()
     summary: bool = False
     verbose: bool = False
+    policy: bool = False
 
 
 #: The path that means standard input.
@@ -137,6 +139,7 @@ def run_validate(opts: ValidateCommand) -> int:
             ValidateOptions(unknown_kinds=opts.unknown_kinds),
             workers=workers,
             progress=progress,
+            policy=policy_run(cluster=opts.cluster) if opts.policy else None,
         )
     sys.stdout.write(render(result, opts.fmt))
     if opts.summary:
@@ -169,6 +172,11 @@ def run_validate(opts: ValidateCommand) -> int:
 )
 @click.option("--summary", is_flag=True, help="Print a summary line (files, documents, findings) on stderr.")
 @click.option("--verbose", "-v", is_flag=True, help="Print the target validated against on stderr.")
+@click.option(
+    "--policy",
+    is_flag=True,
+    help="Also run the policy rules of policies/ (as `policy check`) in the same run.",
+)
 def command(**kwargs: Any) -> None:
     """Validate YAML files, directories or stdin (-) against Kubernetes and CRD schemas, strictly.
 

@@ -9,15 +9,19 @@ uses (:func:`trainops.yaml.load.locate_issues`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from trainops.findings import Finding, Issue
+from trainops.kinds import GroupKind
+from trainops.policy.background import start
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
+from trainops.policy.objects import ObjectSet
 from trainops.policy.pack import Pack
-from trainops.policy.rule import Context
+from trainops.policy.pods import hold
+from trainops.policy.rule import CheckOne, Context
 from trainops.policy.waivers import WAIVER, waiver_issues, waivers_of
 from trainops.yaml.load import Document, locate_issues
 
@@ -39,42 +43,101 @@ class PolicyRun:
     show_waived: bool = False
 
 
+#: Documents from which ``run_policies`` splits the per-document work across ``workers`` processes.
+PARALLEL_DOCUMENTS = 2000
+
+
 class RuleFailure(RuntimeError):
     """A rule raised on a document: names the rule and the file (a bug in the rule; exit 3)."""
 
 
-def run_policies(documents: Sequence[Document], run: PolicyRun) -> list[Finding]:
+def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int = 1) -> list[Finding]:
     """Findings of every enabled rule on ``documents`` (documents that are not mappings are skipped:
     the loader and validator report them).
+
+    Each object's kind is read once (cross-object rules get an
+    :class:`~trainops.policy.objects.ObjectSet`); the single-object rules that apply to a kind are
+    chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
+    config's rule order, whichever kind of rule found them. With ``workers > 1`` and at least
+    :data:`PARALLEL_DOCUMENTS` documents, the single-object rules, waivers and positions run in that
+    many processes (forked after the cross-object rules); the findings are those of a serial run.
 
     Raises:
         RuleFailure: a rule raised.
     """
     docs = [d for d in documents if isinstance(d.data, dict)]
-    objects: list[dict[str, Any]] = [d.data for d in docs]
+    objects = ObjectSet([d.data for d in docs])
     context = Context(run.facts)
-    found: list[list[Issue]] = [[] for _ in docs]
-    for rule_id, rule_config in run.config.rules.items():
+    found: list[list[tuple[int, Issue]]] = [[] for _ in docs]
+    single: list[_Single] = []
+    for position, (rule_id, rule_config) in enumerate(run.config.rules.items()):
         rule = run.pack.rules[rule_id]
         options = rule_config.options
         if rule.check is not None:
-            for index, obj in enumerate(objects):
-                if rule.applies_to(obj):
-                    found[index].extend(_guard(rule_id, docs[index], rule.check(options, obj, context)))
+            single.append(_Single(position, rule_id, rule.applies_to, rule.check, options))
         if rule.check_all is not None:
             try:
                 located = list(rule.check_all(options, objects, context))
             except Exception as exc:
                 raise RuleFailure(f"policy rule {rule_id} failed: {type(exc).__name__}: {exc}") from exc
             for index, issue in located:
-                found[index].append(_own(rule_id, issue))
-    findings: list[Finding] = []
-    for document, obj, issues in zip(docs, objects, found, strict=True):
-        findings.extend(_finish(document, obj, issues, run))
+                found[index].append((position, _own(rule_id, issue)))
+
+    def finish(lo: int, hi: int) -> list[Finding]:
+        """Single-object rules, waivers and positions for documents ``lo..hi``."""
+        dispatch: dict[GroupKind | None, list[_Single]] = {}
+        out: list[Finding] = []
+        for index in range(lo, hi):
+            obj, key = objects[index], objects.kinds[index]
+            todo = dispatch.get(key)
+            if todo is None:
+                # Rule.applies_to reads only the object's (group, kind): the first object of a kind decides
+                todo = dispatch[key] = [s for s in single if s.applies_to(obj)]
+            hold(obj)
+            try:
+                for one in todo:
+                    issues = _guard(one.rule_id, docs[index], one.check(one.options, obj, context))
+                    found[index].extend((one.position, issue) for issue in issues)
+            finally:
+                hold(None)
+            ranked = sorted(found[index], key=_position)  # stable: a rule's own issues keep their order
+            out.extend(_finish(docs[index], obj, [issue for _, issue in ranked], run))
+        return out
+
+    if workers < 2 or len(docs) < PARALLEL_DOCUMENTS:
+        findings = finish(0, len(docs))
+    else:
+        # The rest in forked processes (each a copy of this one: documents, cross-object issues), one
+        # slice each; this process takes the first slice.
+        bounds = [len(docs) * part // workers for part in range(workers + 1)]
+        children = [start(finish, bounds[part], bounds[part + 1]) for part in range(1, workers)]
+        try:
+            findings = finish(bounds[0], bounds[1])
+        except BaseException:
+            for child in children:
+                child.cancel()
+            raise
+        for child in children:
+            findings.extend(child.result())
     from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
 
     findings.extend(run_user_policies(docs, run.pack.directory))
     return findings
+
+
+@dataclass(frozen=True)
+class _Single:
+    """A single-object rule as the dispatch table holds it (``position``: its place in the config)."""
+
+    position: int
+    rule_id: str
+    applies_to: Callable[[dict[str, Any]], bool]
+    check: CheckOne
+    options: Mapping[str, Any]
+
+
+def _position(item: tuple[int, Issue]) -> int:
+    return item[0]
 
 
 def _own(rule_id: str, issue: Issue) -> Issue:
@@ -107,7 +170,12 @@ def _finish(document: Document, obj: dict[str, Any], issues: list[Issue], run: P
     for issue in issues:
         reason = reasons.get(issue.rule)
         if reason is None:
-            kept.append(replace(issue, level=run.config.rules[issue.rule].level))
+            level = run.config.rules[issue.rule].level
+            kept.append(
+                issue
+                if issue.level == level
+                else Issue(issue.parts, issue.message, issue.rule, issue.keyword, level)
+            )
         elif run.show_waived:
             kept.append(replace(issue, message=f"waived ({reason}): {issue.message}", level="info"))
     findings = locate_issues(document, kept, obj)

@@ -9,6 +9,7 @@ from typing import Any
 
 from trainops.kinds import CLUSTER_SCOPED, KUBEFLOW_JOBS, PodSite, group_kind
 from trainops.policy.facts import Facts
+from trainops.policy.objects import hashable
 from trainops.policy.pods import as_dict, as_str, dig, metadata_of
 
 HPA = ("autoscaling", "HorizontalPodAutoscaler")
@@ -32,6 +33,7 @@ class ObjectIndex:
     facts: Facts
     _keys: set[tuple[str, str | None, str]] = field(default_factory=set, init=False, repr=False)
     _scaled: dict[tuple[str | None, str, str], int] = field(default_factory=dict, init=False, repr=False)
+    _first: dict[tuple[Any, Any, Any], dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for obj in self.objects:
@@ -56,6 +58,29 @@ class ObjectIndex:
         if (kind, namespace, name) in self._keys or (kind, None, name) in self._keys:
             return True
         return self.facts.has_external(kind, name, namespace)
+
+    def first(self, kind: str, name: str, namespace: Any) -> dict[str, Any] | None:
+        """The first rendered object whose ``kind``, ``metadata.name`` and ``metadata.namespace``
+        equal these (the group is not compared; ``namespace`` as written, ``None`` when unset)."""
+        if not hashable(namespace):
+            return next(
+                (
+                    o
+                    for o in self.objects
+                    if o.get("kind") == kind
+                    and metadata_of(o).get("name") == name
+                    and metadata_of(o).get("namespace") == namespace
+                ),
+                None,
+            )
+        if not self._first:
+            for obj in self.objects:
+                meta = metadata_of(obj)
+                key = (obj.get("kind"), meta.get("name"), meta.get("namespace"))
+                if hashable(key):
+                    self._first.setdefault(key, obj)
+            self._first[(None, None, ())] = {}  # built (a key no document has)
+        return self._first.get((kind, name, namespace))
 
     def hpa_max(self, obj: dict[str, Any]) -> int | None:
         """maxReplicas of the HPA scaling ``obj``, or ``None``."""

@@ -80,8 +80,26 @@ def is_training(site: PodSite) -> bool:
 
 
 def pod_templates(obj: dict[str, Any]) -> list[PodSite]:
-    """Every pod spec of ``obj`` (see :func:`trainops.kinds.pod_templates`)."""
+    """Every pod spec of ``obj`` (see :func:`trainops.kinds.pod_templates`); do not change the list.
+
+    For the object the engine holds (:func:`hold`) the sites are read once for all its rules.
+    """
+    if _HELD[0] is obj:
+        if _HELD[1] is None:
+            _HELD[1] = _pod_templates(obj)
+        sites: list[PodSite] = _HELD[1]
+        return sites
     return _pod_templates(obj)
+
+
+#: The object whose single-object rules the engine is running, and its sites once read.
+_HELD: list[Any] = [None, None]
+
+
+def hold(obj: dict[str, Any] | None) -> None:
+    """Mark ``obj`` as the object every following :func:`pod_templates` call is about to read
+    (its rules do not change it); ``None`` when the engine is done with it."""
+    _HELD[0], _HELD[1] = obj, None
 
 
 def containers(site: PodSite, *, ephemeral: bool = True) -> Iterator[Container]:
@@ -115,9 +133,26 @@ def dig(node: Any, *keys: str | int) -> Any:
 
 
 def quantity(value: Any) -> Fraction | None:
-    """A quantity's value (cores, bytes, count), or ``None`` when absent, templated or invalid."""
+    """A quantity's value (cores, bytes, count), or ``None`` when absent, templated or invalid.
+
+    Values written as text are parsed once per process (the same few quantities recur).
+    """
     if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, str):
+        if value not in _QUANTITIES:
+            if len(_QUANTITIES) >= 4096:
+                _QUANTITIES.clear()
+            _QUANTITIES[value] = _quantity(value)
+        return _QUANTITIES[value]
+    return _quantity(value)
+
+
+#: Parsed quantities by their text.
+_QUANTITIES: dict[str, Fraction | None] = {}
+
+
+def _quantity(value: Any) -> Fraction | None:
     if isinstance(value, str) and "${" in value:
         return None
     try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainops.kinds import KUBEFLOW_JOBS, PodSite, group_kind
+from trainops.policy.objects import ObjectSet, PerSequence, hashable
 from trainops.policy.pods import as_list, metadata_of, pod_templates
 
 #: Pod labels whose value the controller picks at run time (any value matches).
@@ -112,7 +113,20 @@ def pod_labels(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
 
 
 def all_pods(objects: Sequence[dict[str, Any]]) -> Iterator[Pods]:
-    """Every pod template of every object, not those of Katib trial templates (never run as written)."""
+    """Every pod template of every object, not those of Katib trial templates (never run as written).
+
+    Read once per run when ``objects`` is the engine's :class:`~trainops.policy.objects.ObjectSet`.
+    """
+    if isinstance(objects, ObjectSet):
+        pods: list[Pods] | None = objects.derived.get("pods")
+        if pods is None:
+            pods = objects.derived["pods"] = list(_all_pods(objects))
+        yield from pods
+    else:
+        yield from _all_pods(objects)
+
+
+def _all_pods(objects: Sequence[dict[str, Any]]) -> Iterator[Pods]:
     for index, obj in enumerate(objects):
         namespace = metadata_of(obj).get("namespace")
         for site in pod_templates(obj):
@@ -122,10 +136,58 @@ def all_pods(objects: Sequence[dict[str, Any]]) -> Iterator[Pods]:
                 )
 
 
+_DERIVED = PerSequence()
+
+
+def pods_in(pods: Sequence[Pods], namespace: Any) -> Sequence[Pods]:
+    """The pods of ``pods`` in ``namespace``: ``[p for p in pods if p.namespace == namespace]``, with
+    ``pods`` grouped by namespace once."""
+    if not hashable(namespace):
+        return [p for p in pods if p.namespace == namespace]
+    return _DERIVED.get(pods, "namespace", _by_namespace).get(namespace, [])
+
+
+def _by_namespace(pods: Sequence[Pods]) -> dict[str | None, list[Pods]]:
+    groups: dict[str | None, list[Pods]] = {}
+    for pod in pods:
+        groups.setdefault(pod.namespace, []).append(pod)
+    return groups
+
+
+def _by_label(pods: Sequence[Pods]) -> dict[tuple[str | None, Any, Any], list[Pods]]:
+    groups: dict[tuple[str | None, Any, Any], list[Pods]] = {}
+    for pod in pods:
+        for key, value in pod.labels.items():
+            if hashable(value):
+                groups.setdefault((pod.namespace, key, value), []).append(pod)
+    return groups
+
+
+def selected_pods(
+    selector: Any, pods: Sequence[Pods], namespace: Any, any_value: frozenset[str] = frozenset()
+) -> list[Pods]:
+    """The pods of ``pods`` in ``namespace`` a LabelSelector selects (:func:`matches`), in order:
+    ``[p for p in pods if p.namespace == namespace and matches(selector, p.labels, any_value)]``."""
+    candidates = pods_in(pods, namespace)
+    match_labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    if isinstance(match_labels, dict) and hashable(namespace):  # narrow down by one label it asks for
+        for key, value in match_labels.items():
+            if key not in any_value and isinstance(key, str) and hashable(value):
+                candidates = _DERIVED.get(pods, "label", _by_label).get((namespace, key, value), [])
+                break
+    return [p for p in candidates if matches(selector, p.labels, any_value)]
+
+
 def service_pods(service: dict[str, Any], pods: Sequence[Pods]) -> list[Pods]:
     """The pod templates a Service selects (same namespace, equality selector; none without one)."""
     selector = service.get("spec", {}).get("selector") if isinstance(service.get("spec"), dict) else None
     namespace = metadata_of(service).get("namespace")
     if not isinstance(selector, dict) or not selector:
         return []
-    return [p for p in pods if p.namespace == namespace and matches_map(selector, p.labels, ANY_VALUE_LABELS)]
+    candidates = pods_in(pods, namespace)
+    if hashable(namespace):  # narrow down by one label the selector asks for
+        for key, value in selector.items():
+            if key not in ANY_VALUE_LABELS and isinstance(key, str) and hashable(value):
+                candidates = _DERIVED.get(pods, "label", _by_label).get((namespace, key, value), [])
+                break
+    return [p for p in candidates if matches_map(selector, p.labels, ANY_VALUE_LABELS)]

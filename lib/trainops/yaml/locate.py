@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 #: A mapping key at the start of ``text``: double-quoted (no escapes), single-quoted, or plain; then
 #: ``:`` followed by a space or the end of the line.
@@ -35,8 +37,9 @@ Line = tuple[int, int, str]
 """(0-based line number, indentation, text without the line break)."""
 
 
+@lru_cache(maxsize=4)  # the findings of one document are located one after the other
 def _lines(text: str) -> list[Line]:
-    """Content lines (no blank or comment lines, no block scalar contents, no ``---``)."""
+    """Content lines (no blank or comment lines, no block scalar contents, no ``---``); never mutated."""
     out: list[Line] = []
     block: int | None = None  # block scalar contents must be indented more than this
     for number, raw in enumerate(text.split("\n")):
@@ -133,7 +136,33 @@ def _entry(
     mark: tuple[int, int],
 ) -> tuple[int, int]:
     """The mapping entry ``key`` of the mapping whose entries start at ``column``."""
-    found: tuple[int, int] | None = None  # the last entry with that key wins, as in PyYAML's walk
+    found = _entries(lines, lo, hi, column).get(key)
+    if found is None:
+        return mark
+    return _value(lines, found[0], hi, column, found[1], parts)
+
+
+#: What was read of the content lines the ``_lines`` cache keeps (mapping keys, value extents): a
+#: document's findings walk the same mappings, so each is read once.
+_READ: dict[int, tuple[list[Line], dict[tuple[str, int, int, int], Any]]] = {}
+
+
+def _memo(lines: list[Line]) -> dict[tuple[str, int, int, int], Any]:
+    held = _READ.get(id(lines))
+    if held is None or held[0] is not lines:
+        _READ.clear()
+        held = _READ[id(lines)] = (lines, {})
+    return held[1]
+
+
+def _entries(lines: list[Line], lo: int, hi: int, column: int) -> dict[str, tuple[int, int]]:
+    """Key → (line index, end of the key) of the mapping whose entries start at ``column`` of
+    ``lines[lo]`` (the last entry with a key wins, as in PyYAML's walk)."""
+    memo = _memo(lines)
+    known: dict[str, tuple[int, int]] | None = memo.get(("entries", lo, hi, column))
+    if known is not None:
+        return known
+    found: dict[str, tuple[int, int]] = {}
     index = lo
     while index < hi:
         _, indent, line = lines[index]
@@ -145,12 +174,27 @@ def _entry(
             if match is None:
                 if index > lo and not line.startswith("-", indent):
                     raise _Unsupported
-            elif _key(match) == key:
-                found = (index, match.end())
+            else:
+                found[_key(match)] = (index, match.end())
         index += 1
-    if found is None:
-        return mark
-    return _value(lines, found[0], hi, column, found[1], parts)
+    memo[("entries", lo, hi, column)] = found
+    return found
+
+
+def _extent(lines: list[Line], index: int, hi: int, column: int) -> int:
+    """End (exclusive) of the block value of the entry on ``lines[index]`` whose key is at ``column``."""
+    memo = _memo(lines)
+    known: int | None = memo.get(("extent", index, hi, column))
+    if known is not None:
+        return known
+    end = index + 1
+    while end < hi:
+        indent = lines[end][1]
+        if indent < column or (indent == column and not lines[end][2].startswith("-", indent)):
+            break
+        end += 1
+    memo[("extent", index, hi, column)] = end
+    return end
 
 
 def _value(
@@ -166,12 +210,7 @@ def _value(
         if inline.startswith(("[", "{", "&", "*", "!")):
             raise _Unsupported
         return mark  # a scalar (or block scalar) value: the path ends at the key
-    end = index + 1
-    while end < hi:
-        indent = lines[end][1]
-        if indent < column or (indent == column and not lines[end][2].startswith("-", indent)):
-            break
-        end += 1
+    end = _extent(lines, index, hi, column)
     if end == index + 1:
         return mark  # an empty (null) value
     return _find(lines, index + 1, end, lines[index + 1][1], parts, mark)
