@@ -144,9 +144,7 @@ def _near_miss(monitor: dict[str, Any], objects: Sequence[dict[str, Any]]) -> st
     selected labels, or whose pod selector has them (the usual mistake: selecting a Service by its
     pods' labels): its labels, its namespace, its port names; ``""`` when there is none."""
     selector = dig(monitor, "spec", "selector")
-    for obj in objects:
-        if group_kind(obj) != ("", "Service"):
-            continue
+    for _, obj in of_kind(objects, ("", "Service")):
         pods = dig(obj, "spec", "selector")
         pods = {str(k): str(v) for k, v in pods.items()} if isinstance(pods, dict) else {}
         labelled = matches(selector, labels_of(obj))

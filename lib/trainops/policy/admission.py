@@ -93,10 +93,16 @@ def violations(expression: str, *, message: str = "", reason: str = "") -> Valid
 
 @dataclass(frozen=True)
 class Variable:
-    """A named CEL expression (``Variable``), visible to later ones as ``variables.<name>``."""
+    """A named CEL expression (``Variable``), visible to later ones as ``variables.<name>``.
+
+    ``per_object``: the value depends on ``object`` and earlier ``per_object`` variables only (the
+    generated pod variables of :mod:`trainops.policy.celrule`), so it is computed once per object and
+    shared by every program evaluating that object (default ``False``).
+    """
 
     name: str
     expression: str
+    per_object: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,13 +167,34 @@ def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
     compiled = _compile(source)
     if compiled.program is None:
         return _Failed(f"compilation error: {compiled.error}")
+    names, variable_names = _referenced(source)
+    activation: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
+    if "variables" in activation:
+        variables = activation["variables"]
+        activation["variables"] = {k: variables[k] for k in variable_names if k in variables}
     try:
-        result = compiled.program.eval(admission_env().Activation(dict(bindings)))
+        result = compiled.program.eval(admission_env().Activation(activation))
         if result.type() == cel.Type.ERROR:
             return _Failed(clean_error(str(result.value())))
         return result.plain_value()
     except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
         return _Failed(clean_error(str(err)))
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VARIABLE_FIELD = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@lru_cache(maxsize=4096)
+def _referenced(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The identifiers ``source`` mentions, and the ``variables.<name>`` fields it reads.
+
+    Only these are bound for an evaluation: CEL has no dynamic name lookup, so a binding the text does
+    not name cannot be read, and converting the whole object into CEL values for an expression that
+    only reads ``variables.containers`` was most of the cost of the pack's CEL rules. A name inside a
+    string literal is bound needlessly, never missed.
+    """
+    return frozenset(_IDENTIFIER.findall(source)), frozenset(_VARIABLE_FIELD.findall(source))
 
 
 def compile_error(source: str) -> str:
@@ -186,6 +213,8 @@ def prune_nulls(value: Any) -> Any:
 
 _VALUES: dict[int, tuple[Mapping[str, Any], Any]] = {}
 _VALUES_MAX = 2048
+#: Outcomes of ``per_object`` variables: (id of the object value, expression) -> (value, outcome).
+_PER_OBJECT: dict[tuple[int, str], tuple[Any, Any]] = {}
 
 
 def object_value(obj: Mapping[str, Any]) -> Any:
@@ -319,7 +348,16 @@ class Program:
         values: dict[str, Any] = {}
         for variable in self.variables:
             bindings["variables"] = dict(values)
-            outcome = self._guarded(variable.expression, bindings, failed)
+            key = (id(value), variable.expression)
+            memo = _PER_OBJECT.get(key) if variable.per_object else None
+            if memo is not None and memo[0] is value:
+                outcome = memo[1]
+            else:
+                outcome = self._guarded(variable.expression, bindings, failed)
+                if variable.per_object:
+                    if len(_PER_OBJECT) >= _VALUES_MAX:
+                        _PER_OBJECT.clear()
+                    _PER_OBJECT[key] = (value, outcome)
             if isinstance(outcome, _Failed):
                 failed[variable.name] = outcome.detail
             else:

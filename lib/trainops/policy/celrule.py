@@ -202,7 +202,10 @@ CONTAINERS_EXPRESSION = (
 
 def pod_variables(key: GroupKind) -> tuple[Variable, ...]:
     """``podSpecs`` and ``containers`` for objects of kind ``key``."""
-    return (Variable(POD_SPECS, pod_specs_expression(key)), Variable(CONTAINERS, CONTAINERS_EXPRESSION))
+    return (
+        Variable(POD_SPECS, pod_specs_expression(key), per_object=True),
+        Variable(CONTAINERS, CONTAINERS_EXPRESSION, per_object=True),
+    )
 
 
 def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind, ...]]]:
