@@ -29,7 +29,6 @@ keyword                check (Go function)
 from __future__ import annotations
 
 import re
-import zoneinfo
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
@@ -312,6 +311,8 @@ def time_zone_problem(zone: str) -> str | None:
     for part in zone.split("/"):
         if part in (".", "..") or part.startswith("-") or _TZ_PART.fullmatch(part) is None:
             return "is not an IANA time zone name"
+    import zoneinfo  # here: it imports sysconfig, a few ms of every start-up otherwise
+
     try:
         zoneinfo.ZoneInfo(zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
