@@ -202,15 +202,6 @@ def compile_error(source: str) -> str:
     return _compile(source).error
 
 
-def prune_nulls(value: Any) -> Any:
-    """``value`` (plain JSON-like data) without null mapping entries: what a typed decoding keeps."""
-    if isinstance(value, dict):
-        return {k: prune_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [prune_nulls(v) for v in value]
-    return value
-
-
 _VALUES: dict[int, tuple[Mapping[str, Any], Any]] = {}
 _VALUES_MAX = 2048
 #: Outcomes of ``per_object`` variables: (id of the object value, expression) -> (value, outcome).
@@ -221,18 +212,38 @@ def object_value(obj: Mapping[str, Any]) -> Any:
     """``object`` as the API server's CEL sees it (plain data, nulls pruned; for built-in kinds also
     empty maps and lists). Several rules evaluate the same object in a row, so the last
     :data:`_VALUES_MAX` conversions are kept by identity (rules never modify objects)."""
-    from trainops.celexpr import plain
 
     cached = _VALUES.get(id(obj))
     if cached is not None and cached[0] is obj:
         return cached[1]
-    value = prune_nulls(plain(obj))
-    if built_in(value):
-        value = prune_empty(value)
+    value = _cel_data(obj, built_in(obj))
     if len(_VALUES) >= _VALUES_MAX:
         _VALUES.clear()
     _VALUES[id(obj)] = (obj, value)
     return value
+
+
+def _cel_data(raw: Any, drop_empty: bool) -> Any:
+    """``raw`` as CEL data, in one pass: plain JSON-like values (:func:`trainops.celexpr.plain`) without
+    null mapping entries (what a typed decoding keeps) and, with ``drop_empty`` (built-in kinds),
+    without empty mappings and lists inside mappings (what Go's ``omitempty`` drops)."""
+    if raw is None or isinstance(raw, bool | int | float | str):
+        return raw
+    if isinstance(raw, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in raw.items():
+            if item is None:
+                continue
+            value = _cel_data(item, drop_empty)
+            if drop_empty and not value and isinstance(value, dict | list):
+                continue
+            out[str(key)] = value
+        return out
+    if isinstance(raw, list | tuple):
+        return [_cel_data(item, drop_empty) for item in raw]
+    from trainops.celexpr import plain
+
+    return plain(raw)
 
 
 def built_in(obj: Mapping[str, Any]) -> bool:
@@ -241,16 +252,6 @@ def built_in(obj: Mapping[str, Any]) -> bool:
     api_version = obj.get("apiVersion")
     group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
     return "." not in group or group.endswith(".k8s.io")
-
-
-def prune_empty(value: Any) -> Any:
-    """``value`` without empty mappings and lists inside mappings (what ``omitempty`` drops)."""
-    if isinstance(value, dict):
-        pruned = {k: prune_empty(v) for k, v in value.items()}
-        return {k: v for k, v in pruned.items() if v != {} and v != []}
-    if isinstance(value, list):
-        return [prune_empty(v) for v in value]
-    return value
 
 
 def request_of(obj: Mapping[str, Any], resource: str = "") -> dict[str, Any]:
