@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import ssl
 import subprocess
 import time
@@ -66,6 +67,17 @@ def _oracle_environ() -> dict[str, str]:
     return env
 
 
+def full_address_space() -> None:
+    """``preexec_fn`` for the oracle's processes: lift the soft ``RLIMIT_AS`` back to the hard limit.
+
+    ``trainops validate`` run in this pytest process lowers the soft limit (its memory ceiling,
+    :func:`trainops.yaml.limits.apply_memory_limit`), and children inherit it: etcd then cannot map
+    its database ("cannot allocate memory") and the kube-apiserver exits.
+    """
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
 def start_oracle() -> OracleEnv:
     """Start etcd + kube-apiserver with ``FRESH=1`` (no objects left from an earlier run).
 
@@ -79,7 +91,12 @@ def start_oracle() -> OracleEnv:
     env["FRESH"] = "1"
     try:
         proc = subprocess.run(
-            ["bash", str(ORACLE_SH), "start"], env=env, capture_output=True, text=True, timeout=180
+            ["bash", str(ORACLE_SH), "start"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            preexec_fn=full_address_space,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise OracleUnavailable(f"oracle.sh start failed: {exc}") from None

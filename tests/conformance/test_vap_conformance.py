@@ -30,7 +30,7 @@ import httpx
 import pytest
 import yaml
 
-from conformance.oracle import ORACLE_SH, OracleEnv, OracleUnavailable
+from conformance.oracle import ORACLE_SH, OracleEnv, OracleUnavailable, full_address_space
 from tests.test_policy_rules import FIXTURES, PACK, run_rule
 from trainops.policy.config import load_config
 from trainops.policy.vap import export_objects, plural
@@ -62,6 +62,7 @@ def _start() -> OracleEnv:
         capture_output=True,
         text=True,
         timeout=180,
+        preexec_fn=full_address_space,
     )
     if proc.returncode != 0:
         raise OracleUnavailable(
