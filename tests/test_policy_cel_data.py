@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainops.celexpr import plain
-from trainops.policy.admission import object_value
+from trainops.policy.admission import Program, Validation, Variable, object_value
 
 
 def _prune_nulls(value: Any) -> Any:
@@ -58,3 +58,19 @@ def test_a_mapping_left_empty_by_nulls_is_dropped_only_for_built_in_kinds() -> N
     }
     custom = object_value({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "spec": spec})
     assert custom["spec"] == {"template": {"metadata": {}}, "ports": [], "keep": [{}]}
+
+
+def test_variables_read_by_index_are_bound() -> None:
+    """Only the names an expression mentions are bound; ``variables['x']`` still sees every variable."""
+    program = Program(
+        "t",
+        (Validation(expression="variables['big'] == false", message="too many replicas"),),
+        (Variable("big", "object.spec.replicas > 3"),),
+    )
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "a"},
+        "spec": {"replicas": 5},
+    }
+    assert [(d.kind, d.message) for d in program.evaluate(deployment)] == [("deny", "too many replicas")]

@@ -169,7 +169,7 @@ def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
         return _Failed(f"compilation error: {compiled.error}")
     names, variable_names = _referenced(source)
     activation: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
-    if "variables" in activation:
+    if "variables" in activation and variable_names is not None:
         variables = activation["variables"]
         activation["variables"] = {k: variables[k] for k in variable_names if k in variables}
     try:
@@ -183,18 +183,21 @@ def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VARIABLE_FIELD = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+_VARIABLES_OTHERWISE = re.compile(r"\bvariables\b(?!\s*\.)")
 
 
 @lru_cache(maxsize=4096)
-def _referenced(source: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The identifiers ``source`` mentions, and the ``variables.<name>`` fields it reads.
+def _referenced(source: str) -> tuple[frozenset[str], frozenset[str] | None]:
+    """The identifiers ``source`` mentions, and the ``variables.<name>`` fields it reads (``None``:
+    ``variables`` is used otherwise, e.g. ``variables['name']``, so every variable is bound).
 
     Only these are bound for an evaluation: CEL has no dynamic name lookup, so a binding the text does
     not name cannot be read, and converting the whole object into CEL values for an expression that
     only reads ``variables.containers`` was most of the cost of the pack's CEL rules. A name inside a
     string literal is bound needlessly, never missed.
     """
-    return frozenset(_IDENTIFIER.findall(source)), frozenset(_VARIABLE_FIELD.findall(source))
+    fields = None if _VARIABLES_OTHERWISE.search(source) else frozenset(_VARIABLE_FIELD.findall(source))
+    return frozenset(_IDENTIFIER.findall(source)), fields
 
 
 def compile_error(source: str) -> str:
@@ -212,7 +215,6 @@ def object_value(obj: Mapping[str, Any]) -> Any:
     """``object`` as the API server's CEL sees it (plain data, nulls pruned; for built-in kinds also
     empty maps and lists). Several rules evaluate the same object in a row, so the last
     :data:`_VALUES_MAX` conversions are kept by identity (rules never modify objects)."""
-
     cached = _VALUES.get(id(obj))
     if cached is not None and cached[0] is obj:
         return cached[1]
