@@ -74,6 +74,25 @@ def test_same_position_as_the_composed_tree(rel: str) -> None:
         ("a: {b: 1}\n", ("a", "b"), None),
         ("a: [1, 2]\n", ("a", 0), None),
         ("a:\n- - x\n", ("a", 0, 0), None),
+        # Quoted scalars and flow collections go on at any indentation: compose.
+        ('a: "x\nb: y"\n', ("b",), None),
+        ("a: 'x\nb: y'\n", ("b",), None),
+        ("a: [1,\nb: 2]\n", ("b",), None),
+        ('a: ["x]",\nb: 2]\n', ("b",), None),
+        # A first key the readers cannot parse (an escape) is not taken for a scalar.
+        ('"a\\"b": 1\nc: 2\n', ("c",), None),
+        # "-{#" is a key, not a sequence item.
+        ("-k: 1\n-x: 2\n", ("-x",), (1, 0)),
+        # An int part looks a mapping up by its text, as the composed walk does.
+        ('a:\n  "0": 1\n', ("a", 0), (1, 2)),
+        ("a:\n  0: 1\n", ("a", 0), (1, 2)),
+        # The last duplicate key wins, with its own value.
+        ("a: 1\nb:\n  c: 1\na:\n  d: 2\n", ("a", "d"), (4, 2)),
+        ("a:\n  c: 1\nb: 1\na:\n  d: 2\n", ("a", "c"), (3, 0)),
+        # Indentless sequences, comments at any indentation, items starting on the next line.
+        ("k:\n# c\n- x\n   # c\n-   y: 1\n    z: 2\n", ("k", 1, "z"), (5, 4)),
+        ("k:\n-\n  # c\n  y: |\n    a: b\n  z: {}\n", ("k", 0, "z", "q"), (5, 2)),
+        ("--- # c\nk:\n  - []\n", ("k", 0, 1), (2, 4)),
     ],
 )
 def test_cases(text: str, parts: Parts, expected: tuple[int, int] | None) -> None:

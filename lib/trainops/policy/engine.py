@@ -178,8 +178,7 @@ def _finish(document: Document, obj: dict[str, Any], issues: list[Issue], run: P
             )
         elif run.show_waived:
             kept.append(replace(issue, message=f"waived ({reason}): {issue.message}", level="info"))
-    findings = locate_issues(document, kept, obj)
-    return [replace(f, remediation=_remediation(run, f.rule)) for f in findings]
+    return locate_issues(document, kept, obj, lambda rule: _remediation(run, rule))
 
 
 def _remediation(run: PolicyRun, rule_id: str) -> str:

@@ -18,7 +18,7 @@ a ``yaml`` finding for that document (``Document.rejected``), and the next docum
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -140,7 +140,12 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None) -> list[Finding]:
+def locate_issues(
+    document: Document,
+    issues: Sequence[Issue],
+    data: Any = None,
+    remediation: Callable[[str], str | None] | None = None,
+) -> list[Finding]:
     """Turn ``issues`` of one document into findings with file, line, column and object identity.
 
     The one place positions are added, for validation checks and policy rules alike. Identical
@@ -150,6 +155,7 @@ def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None)
         document: the document the issues were found in.
         issues: what the checks returned, in order.
         data: the document's value to take apiVersion/kind/metadata from; default ``document.data``.
+        remediation: the remediation of a rule ID (policy findings), else ``None`` for every finding.
     """
     if not issues:
         return []
@@ -161,6 +167,12 @@ def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None)
     kind = data.get("kind") if isinstance(data, dict) else None
     name = metadata.get("name") or metadata.get("generateName")
     namespace = metadata.get("namespace")
+    # The same for every finding of the document.
+    file, index = document.file, document.index
+    api_version = one_line(api_version) if isinstance(api_version, str) else None
+    kind = one_line(kind) if isinstance(kind, str) else None
+    namespace = one_line(namespace) if isinstance(namespace, str) else None
+    name = one_line(name) if isinstance(name, str) else None
     findings = []
     for issue in unique:
         line, column = document.locate(issue.parts)
@@ -169,19 +181,37 @@ def locate_issues(document: Document, issues: Sequence[Issue], data: Any = None)
                 rule=issue.rule,
                 level=issue.level,
                 message=one_line(issue.message),
-                file=document.file,
+                file=file,
                 line=line,
                 column=column,
-                document=document.index,
-                api_version=one_line(api_version) if isinstance(api_version, str) else None,
-                kind=one_line(kind) if isinstance(kind, str) else None,
-                namespace=one_line(namespace) if isinstance(namespace, str) else None,
-                name=one_line(name) if isinstance(name, str) else None,
-                path=one_line(json_path(issue.parts)),
+                document=index,
+                api_version=api_version,
+                kind=kind,
+                namespace=namespace,
+                name=name,
+                path=_path_text(issue.parts),
                 keyword=issue.keyword,
+                remediation=None if remediation is None else remediation(issue.rule),
             )
         )
     return findings
+
+
+#: JSON path text of path parts already rendered (findings of many documents share their paths).
+_PATH_TEXTS: dict[tuple[str | int, ...], str] = {}
+
+
+def _path_text(parts: tuple[str | int, ...]) -> str:
+    """``one_line(json_path(parts))``, remembered for up to 65,536 paths."""
+    try:
+        return _PATH_TEXTS[parts]
+    except KeyError:
+        if len(_PATH_TEXTS) >= 65536:
+            _PATH_TEXTS.clear()
+        text = _PATH_TEXTS[parts] = one_line(json_path(parts))
+        return text
+    except TypeError:  # parts given as a list
+        return one_line(json_path(parts))
 
 
 @dataclass
