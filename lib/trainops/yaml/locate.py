@@ -353,11 +353,12 @@ class _Text:
     """One document's text prepared for :func:`_walk_text`: ``t`` is the text after a line break (so
     that every line starts after ``\\n``); ``nodes`` remembers what was read (offset -> children)."""
 
-    __slots__ = ("nodes", "root", "t")
+    __slots__ = ("nodes", "root", "steps", "t")
 
     def __init__(self, text: str) -> None:
         self.t = "\n" + text
         self.nodes: dict[int, Any] = {}
+        self.steps: dict[tuple[int, str | int], Step] = {}
         self.root: tuple[int, int] | None = None
 
 
@@ -502,44 +503,63 @@ def _walk_text(prepared: _Text, parts: Sequence[str | int]) -> int:
     Raises:
         _Unsupported: the path crosses something the walk does not read (the line reader takes over).
     """
-    t = prepared.t
-    nodes = prepared.nodes
+    steps = prepared.steps
     offset, column = prepared.root  # type: ignore[misc]
-    end = len(t)
+    end = len(prepared.t)
     mark = offset
     for part in parts:
-        node = nodes[offset] if offset in nodes else _node(prepared, offset, column, end)
-        if type(node) is dict:
-            found: tuple[int, int, int] | None = node.get(str(part))
-            if found is None:
-                return mark
-            mark, after, end = found
-            if after < len(t) and t[after] != "\n" and t[after] != "#":
-                return mark  # a scalar (or an empty flow collection) on the key's line
-            following = _CONTENT_LINE.search(t, after, end)
-            if following is None:
-                return mark  # an empty (null) value
-            offset = following.end()
-            column = offset - following.start() - 1
-        elif node is not None and isinstance(part, int):
-            if not 0 <= part < len(node):
-                return mark
-            item: tuple[int, int] = node[part]
-            dash, end = item
-            content = dash + 1
-            while t.startswith(" ", content):
-                content += 1
-            if content < len(t) and t[content] != "\n" and t[content] != "#":
-                if t.startswith("- ", content) or t.startswith("-\n", content) or content + 1 == len(t):
-                    raise _Unsupported  # "- - nested"
-                column += content - dash
-                offset = mark = content
-            else:
-                following = _CONTENT_LINE.search(t, content, end)
-                if following is None:
-                    raise _Unsupported  # an empty item
-                offset = mark = following.end()
-                column = offset - following.start() - 1
+        if part.__class__ is bool:  # True == 1 as a dict key, but str(True) is not str(1)
+            step = _step(prepared, offset, column, end, part)
         else:
+            known = steps.get((offset, part))
+            if known is None:
+                known = steps[(offset, part)] = _step(prepared, offset, column, end, part)
+            step = known
+        found, offset, column, end = step
+        if found >= 0:
+            mark = found
+        if offset < 0:
             return mark
     return mark
+
+
+#: What :func:`_step` answers: (the new mark or -1 to keep the last one, then the offset, column and
+#: end of the node to go on from, the offset -1 when the walk stops here).
+Step = tuple[int, int, int, int]
+_STOP: Step = (-1, -1, 0, 0)
+
+
+def _step(prepared: _Text, offset: int, column: int, end: int, part: str | int) -> Step:
+    """One step of :func:`_walk_text`: from the node at ``offset`` (column ``column``, lines before
+    ``end``) to its child ``part``."""
+    t = prepared.t
+    nodes = prepared.nodes
+    node = nodes[offset] if offset in nodes else _node(prepared, offset, column, end)
+    if type(node) is dict:
+        found: tuple[int, int, int] | None = node.get(str(part))
+        if found is None:
+            return _STOP
+        mark, after, end = found
+        if after < len(t) and t[after] != "\n" and t[after] != "#":
+            return mark, -1, 0, 0  # a scalar (or an empty flow collection) on the key's line
+        following = _CONTENT_LINE.search(t, after, end)
+        if following is None:
+            return mark, -1, 0, 0  # an empty (null) value
+        offset = following.end()
+        return mark, offset, offset - following.start() - 1, end
+    if node is None or not isinstance(part, int) or not 0 <= part < len(node):
+        return _STOP
+    item: tuple[int, int] = node[part]
+    dash, end = item
+    content = dash + 1
+    while t.startswith(" ", content):
+        content += 1
+    if content < len(t) and t[content] != "\n" and t[content] != "#":
+        if t.startswith("- ", content) or t.startswith("-\n", content) or content + 1 == len(t):
+            raise _Unsupported  # "- - nested"
+        return content, content, column + content - dash, end
+    following = _CONTENT_LINE.search(t, content, end)
+    if following is None:
+        raise _Unsupported  # an empty item
+    offset = following.end()
+    return offset, offset, offset - following.start() - 1, end
