@@ -8,8 +8,20 @@ comments and blank lines. It answers exactly what the composed tree answers (the
 for a mapping entry, the item's own position for a sequence item, the deepest existing ancestor for
 a missing path) and returns ``None`` for anything else it meets on the path (flow collections,
 tabs, complex keys, escapes in keys, nested ``- -`` items), where the caller composes.
-It is only used for documents of the fast path, which have no anchors, tags, merge keys or
-duplicate keys.
+It is only used for documents of the fast path, which have no anchors, tags or merge keys.
+
+Two readers, both checked against PyYAML's composed tree (tests/test_locate.py on every document of
+the examples, tests/test_locate_properties.py on generated YAML):
+
+* plain block style (no flow collections but ``[]``/``{}``, tabs, carriage returns, complex keys or
+  node properties) is walked with regular expressions over the whole text (:func:`_walk_text`): the
+  keys of a mapping (or the dashes of a sequence) are the lines at its column within its lines, read
+  once per document when a finding first needs them, and each step of a path is remembered, so a
+  finding costs a few dictionary look-ups;
+* the rest is read line by line (:func:`_locate_in_lines`).
+
+A quoted scalar or a flow collection continued on the next line goes on at any indentation for
+PyYAML, where neither reader could tell keys from content: such documents are composed.
 """
 
 from __future__ import annotations
