@@ -39,7 +39,7 @@ Compiled programs are cached per expression text; cel-expr-python is imported on
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -55,6 +55,12 @@ DEFAULT_REASON = "Invalid"
 #: Upstream's bound on an evaluated messageExpression (``celconfig.MaxEvaluatedMessageExpressionSizeBytes``).
 MAX_MESSAGE_BYTES = 5 * 1024
 _AUTHORIZER = re.compile(r"\bauthorizer\b")
+
+
+@lru_cache(maxsize=4096)
+def _uses_authorizer(source: str) -> bool:
+    """Whether ``source`` mentions ``authorizer`` (not evaluated offline)."""
+    return _AUTHORIZER.search(source) is not None
 
 
 @dataclass(frozen=True)
@@ -159,26 +165,107 @@ class _Failed:
 
 
 def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
-    """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises."""
+    """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises.
+
+    The activation comes from :func:`_activation`: reused while the bound values are the same objects.
+    """
+    compiled = _compile(source)
+    if compiled.program is None:
+        return _Failed(f"compilation error: {compiled.error}")
+    key, activation = _activation(source, bindings)
+    runtime = _runtime()
+    try:
+        result = compiled.program.eval(activation)
+        if result.type() == runtime.error_type:
+            outcome: Any = _Failed(runtime.clean_error(str(result.value())))
+        else:
+            return result.plain_value()
+    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
+        outcome = _Failed(runtime.clean_error(str(err)))
+    _ACTIVATIONS.pop(key, None)  # an activation is reused only after evaluations without errors
+    return outcome
+
+
+@dataclass(frozen=True)
+class _Runtime:
+    """cel-expr-python pieces :func:`_eval` needs on every call, imported once (:func:`_runtime`)."""
+
+    error_type: cel.Type
+    new_activation: Callable[[Mapping[str, Any]], cel.Activation]
+    clean_error: Callable[[str], str]
+
+
+@lru_cache(maxsize=1)
+def _runtime() -> _Runtime:
     from cel_expr_python import cel
 
     from trainops.celexpr import admission_env, clean_error
 
-    compiled = _compile(source)
-    if compiled.program is None:
-        return _Failed(f"compilation error: {compiled.error}")
+    return _Runtime(cel.Type.ERROR, admission_env().Activation, clean_error)
+
+
+#: Activations by the identities of the values they bind (see :func:`_activation`), oldest first.
+_ACTIVATIONS: dict[tuple[Any, ...], tuple[tuple[Any, ...], cel.Activation]] = {}
+_ACTIVATIONS_MAX = 64
+#: Hits and misses of :data:`_ACTIVATIONS` (for tests and profiling).
+ACTIVATION_STATS = {"hits": 0, "misses": 0}
+
+
+def _activation(source: str, bindings: Mapping[str, Any]) -> tuple[tuple[Any, ...], cel.Activation]:
+    """The activation for ``source`` over ``bindings`` and its cache key.
+
+    Only the names ``source`` mentions are bound (:func:`_referenced`), and of ``variables`` only the
+    fields it reads. cel-expr-python converts a bound value into CEL on first access, deeply, and keeps
+    the conversion inside the activation: an activation built per evaluation converted the object (or
+    ``variables.containers``, which holds whole containers) again for every expression of every rule.
+    So activations are kept by the identities of the values they bind, holding those values (an ``id``
+    cannot be reused while its entry lives), for the last :data:`_ACTIVATIONS_MAX` bindings: bound
+    values are never modified (object values, parameters and variable outcomes are built for
+    evaluation and only read), CEL evaluation has no side effects, and a conversion error is the same
+    error on every later access, so a reused activation gives the results a fresh one would.
+    """
+    names, variable_names = _bound(source)
+    key: list[Any] = []
+    held: list[Any] = []
+    for name in names:
+        if name not in bindings:
+            continue
+        value = bindings[name]
+        if name == "variables":
+            fields = value if variable_names is None else [k for k in variable_names if k in value]
+            for field in fields:
+                key.append(("variables", field, id(value[field])))
+                held.append(value[field])
+            key.append(("variables",))
+        else:
+            key.append((name, id(value)))
+            held.append(value)
+    cache_key = tuple(key)
+    cached = _ACTIVATIONS.get(cache_key)
+    if cached is not None:
+        ACTIVATION_STATS["hits"] += 1
+        return cache_key, cached[1]
+    ACTIVATION_STATS["misses"] += 1
+    data: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
+    if "variables" in data and variable_names is not None:
+        variables = data["variables"]
+        data["variables"] = {k: variables[k] for k in variable_names if k in variables}
+    activation = _runtime().new_activation(data)
+    if len(_ACTIVATIONS) >= _ACTIVATIONS_MAX:
+        del _ACTIVATIONS[next(iter(_ACTIVATIONS))]
+    _ACTIVATIONS[cache_key] = (tuple(held), activation)
+    return cache_key, activation
+
+
+@lru_cache(maxsize=4096)
+def _bound(source: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """:func:`_referenced` as sorted tuples (the order the activation key lists them in), names limited
+    to the admission variables (:data:`trainops.celexpr.ADMISSION_VARIABLES`, the only bindings)."""
+    from trainops.celexpr import ADMISSION_VARIABLES
+
     names, variable_names = _referenced(source)
-    activation: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
-    if "variables" in activation and variable_names is not None:
-        variables = activation["variables"]
-        activation["variables"] = {k: variables[k] for k in variable_names if k in variables}
-    try:
-        result = compiled.program.eval(admission_env().Activation(activation))
-        if result.type() == cel.Type.ERROR:
-            return _Failed(clean_error(str(result.value())))
-        return result.plain_value()
-    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
-        return _Failed(clean_error(str(err)))
+    bound = tuple(sorted(names.intersection(ADMISSION_VARIABLES)))
+    return bound, (None if variable_names is None else tuple(sorted(variable_names)))
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -225,22 +312,46 @@ def object_value(obj: Mapping[str, Any]) -> Any:
     return value
 
 
+#: Scalar types :func:`_cel_data` keeps as they are (tested by exact type).
+_SCALARS = frozenset({str, int, float, bool})
+
+
 def _cel_data(raw: Any, drop_empty: bool) -> Any:
     """``raw`` as CEL data, in one pass: plain JSON-like values (:func:`trainops.celexpr.plain`) without
     null mapping entries (what a typed decoding keeps) and, with ``drop_empty`` (built-in kinds),
-    without empty mappings and lists inside mappings (what Go's ``omitempty`` drops)."""
+    without empty mappings and lists inside mappings (what Go's ``omitempty`` drops).
+
+    Loaded documents hold plain ``dict``, ``list``, ``str``, ``int``, ``float`` and ``bool`` values
+    (and ``None``): those are tested by exact type first, the general tests (other mappings and
+    sequences, subclasses, other scalars) follow, with the same outcome."""
+    kind = type(raw)
+    if kind is dict:
+        out: dict[str, Any] = {}
+        for key, item in raw.items():
+            if type(item) in _SCALARS:
+                out[key if type(key) is str else str(key)] = item
+                continue
+            if item is None:
+                continue
+            value = _cel_data(item, drop_empty)
+            if drop_empty and not value and isinstance(value, dict | list):
+                continue
+            out[key if type(key) is str else str(key)] = value
+        return out
+    if kind is list:
+        return [item if type(item) in _SCALARS else _cel_data(item, drop_empty) for item in raw]
     if raw is None or isinstance(raw, bool | int | float | str):
         return raw
     if isinstance(raw, Mapping):
-        out: dict[str, Any] = {}
+        mapped: dict[str, Any] = {}
         for key, item in raw.items():
             if item is None:
                 continue
             value = _cel_data(item, drop_empty)
             if drop_empty and not value and isinstance(value, dict | list):
                 continue
-            out[str(key)] = value
-        return out
+            mapped[str(key)] = value
+        return mapped
     if isinstance(raw, list | tuple):
         return [_cel_data(item, drop_empty) for item in raw]
     from trainops.celexpr import plain
@@ -274,6 +385,24 @@ def request_of(obj: Mapping[str, Any], resource: str = "") -> dict[str, Any]:
         "dryRun": True,
         "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
     }
+
+
+#: :func:`request_of` by (id of the object value, resource) -> (object value, request).
+_REQUESTS: dict[tuple[int, str], tuple[Any, dict[str, Any]]] = {}
+
+
+def _request(value: Any, resource: str) -> dict[str, Any]:
+    """:func:`request_of` ``value``, the same dictionary for the same object value (so activations
+    binding ``request`` are reused across rules, :func:`_activation`)."""
+    key = (id(value), resource)
+    cached = _REQUESTS.get(key)
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    request = request_of(value, resource)
+    if len(_REQUESTS) >= _VALUES_MAX:
+        _REQUESTS.clear()
+    _REQUESTS[key] = (value, request)
+    return request
 
 
 @dataclass(frozen=True)
@@ -338,7 +467,7 @@ class Program:
         bindings: dict[str, Any] = {
             "object": value,
             "oldObject": None,
-            "request": request_of(value, resource),
+            "request": _request(value, resource),
             "params": object_value(params) if params is not None else None,
             "namespaceObject": object_value(namespace_object) if namespace_object is not None else None,
             "authorizer": None,
@@ -375,7 +504,7 @@ class Program:
         """``None`` when the policy applies; ``[]`` when it does not; an error decision (Fail)."""
         errors: list[str] = []
         for condition in self.match_conditions:
-            if _AUTHORIZER.search(condition.expression):
+            if _uses_authorizer(condition.expression):
                 return [Decision("skipped", f"matchCondition {condition.name!r} uses authorizer")]
             outcome = _eval(condition.expression, bindings)
             if isinstance(outcome, _Failed):
@@ -399,7 +528,7 @@ class Program:
     def _validate(
         self, index: int, validation: Validation, bindings: Mapping[str, Any], failed: Mapping[str, str]
     ) -> list[Decision]:
-        if _AUTHORIZER.search(validation.expression) or _AUTHORIZER.search(validation.message_expression):
+        if _uses_authorizer(validation.expression) or _uses_authorizer(validation.message_expression):
             message = f"validation {index} uses authorizer (needs the cluster's RBAC): not evaluated offline"
             return [Decision("skipped", message, index)]
         source = validation.violations or validation.expression

@@ -248,16 +248,39 @@ def params_object(rule_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def make_check(rule_id: str, cel_rule: CelRule) -> CheckOne:
     """The ``check(conf, obj, ctx)`` of a CEL rule: its decisions on ``obj`` as issues (a violation at
-    its path; a plain validation, or an evaluation error, at the object)."""
+    its path; a plain validation, or an evaluation error, at the object).
+
+    Per rule, the program of each kind and the parameter object of each set of options are built once
+    (the same parameter object for equal options, so evaluations binding ``params`` reuse their
+    activations: :func:`trainops.policy.admission._activation`); so is the parsed path of each
+    violation path."""
+    programs: dict[GroupKind | None, Program] = {}
+    params_of: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
 
     def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-        program = program_for(rule_id, cel_rule, group_kind(obj))
-        params = params_object(rule_id, conf) if conf else None
+        key = group_kind(obj)
+        program = programs.get(key)
+        if program is None:
+            program = programs[key] = program_for(rule_id, cel_rule, key)
+        params = None
+        if conf:
+            data = tuple(as_params(conf).items())  # params_object depends on these strings only
+            params = params_of.get(data)
+            if params is None:
+                if len(params_of) >= 64:  # one set of options per run; bounded all the same
+                    params_of.clear()
+                params = params_of[data] = params_object(rule_id, conf)
         for decision in program.evaluate(obj, params=params):
-            try:
-                parts = parse_path(decision.path)
-            except ValueError:
-                parts = ()
-            yield Issue(parts, decision.message, rule_id, keyword="cel", level="error")
+            yield Issue(_parts(decision.path), decision.message, rule_id, keyword="cel", level="error")
 
     return check
+
+
+@lru_cache(maxsize=4096)
+def _parts(path: str) -> tuple[str | int, ...]:
+    """:func:`~trainops.policy.admission.parse_path` of a violation's path; ``()`` (the object) for a
+    path it refuses."""
+    try:
+        return parse_path(path)
+    except ValueError:
+        return ()
