@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -104,11 +104,17 @@ class Variable:
     ``per_object``: the value depends on ``object`` and earlier ``per_object`` variables only (the
     generated pod variables of :mod:`trainops.policy.celrule`), so it is computed once per object and
     shared by every program evaluating that object (default ``False``).
+
+    ``native``: for a ``per_object`` variable, a Python function of the object value
+    (:func:`object_value`) and the earlier variables' values giving exactly what the expression gives,
+    or :data:`NOT_NATIVE` when it cannot (then the expression is evaluated). Offline only: exported
+    policies carry the expression. Not part of equality.
     """
 
     name: str
     expression: str
     per_object: bool = False
+    native: Callable[[Any, Mapping[str, Any]], Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -359,6 +365,57 @@ def _cel_data(raw: Any, drop_empty: bool) -> Any:
     return plain(raw)
 
 
+#: What a :attr:`Variable.native` function returns when the expression must be evaluated instead.
+NOT_NATIVE: Any = object()
+#: Nesting below which :func:`cel_exact` vouches for the conversion (far above real objects).
+_EXACT_DEPTH = 64
+_INT64 = (-(2**63), 2**63 - 1)
+_EXACT: dict[int, tuple[Any, bool]] = {}
+
+
+def cel_exact(value: Any) -> bool:
+    """Whether cel-expr-python converts ``value`` (an :func:`object_value`) into CEL and back without
+    failing or changing it, so that Python code may compute on it what a CEL expression would
+    (:attr:`Variable.native`): ``dict``s with string keys, ``list``s, ``None``, ``bool``, ``float``,
+    ``int`` in the int64 range (beyond it the conversion gives uint or fails), and strings without
+    NUL (the conversion cuts them there) or lone surrogates (it fails), nested less than
+    :data:`_EXACT_DEPTH` deep. Memoised by identity, as :func:`object_value`."""
+    cached = _EXACT.get(id(value))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    exact = _exact(value, 0)
+    if len(_EXACT) >= _VALUES_MAX:
+        _EXACT.clear()
+    _EXACT[id(value)] = (value, exact)
+    return exact
+
+
+def _exact(value: Any, depth: int) -> bool:
+    kind = type(value)
+    if kind is str:
+        return "\x00" not in value and (value.isascii() or _utf8(value))
+    if kind is dict:
+        if depth >= _EXACT_DEPTH:
+            return False
+        for key, item in value.items():
+            if type(key) is not str or not _exact(key, depth) or not _exact(item, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return depth < _EXACT_DEPTH and all(_exact(item, depth + 1) for item in value)
+    if kind is int:
+        return bool(_INT64[0] <= value <= _INT64[1])
+    return value is None or kind is bool or kind is float
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def built_in(obj: Mapping[str, Any]) -> bool:
     """Whether ``obj`` is of a built-in API group (core, ``apps``, ``*.k8s.io``...): decoded into Go
     types whose ``omitempty`` fields drop empty values, unlike custom resources."""
@@ -485,7 +542,11 @@ class Program:
             if memo is not None and memo[0] is value:
                 outcome = memo[1]
             else:
-                outcome = self._guarded(variable.expression, bindings, failed)
+                outcome = NOT_NATIVE
+                if variable.native is not None and variable.per_object:
+                    outcome = variable.native(value, values)
+                if outcome is NOT_NATIVE:
+                    outcome = self._guarded(variable.expression, bindings, failed)
                 if variable.per_object:
                     if len(_PER_OBJECT) >= _VALUES_MAX:
                         _PER_OBJECT.clear()
