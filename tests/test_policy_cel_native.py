@@ -220,6 +220,13 @@ def test_what_cel_exact_vouches_for_converts_into_cel_and_back_unchanged(spec: A
         assert json.dumps(back, sort_keys=True) == json.dumps(value, sort_keys=True)
 
 
+def _nested(depth: int) -> Any:
+    value: Any = ["x", 1]
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
 @pytest.mark.parametrize(
     ("spec", "exact"),
     [
@@ -229,6 +236,7 @@ def test_what_cel_exact_vouches_for_converts_into_cel_and_back_unchanged(spec: A
         ({"a": "\udc80"}, False),
         ({"a": 2**63}, False),
         ({"a": -(2**63)}, True),
+        ({"a": _nested(300)}, True),
     ],
 )
 def test_cel_exact_refuses_what_the_conversion_changes(spec: dict[str, Any], exact: bool) -> None:

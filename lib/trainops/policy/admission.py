@@ -367,9 +367,7 @@ def _cel_data(raw: Any, drop_empty: bool) -> Any:
 
 #: What a :attr:`Variable.native` function returns when the expression must be evaluated instead.
 NOT_NATIVE: Any = object()
-#: Nesting below which :func:`cel_exact` vouches for the conversion (far above real objects).
-_EXACT_DEPTH = 64
-_INT64 = (-(2**63), 2**63 - 1)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _EXACT: dict[int, tuple[Any, bool]] = {}
 
 
@@ -378,34 +376,62 @@ def cel_exact(value: Any) -> bool:
     failing or changing it, so that Python code may compute on it what a CEL expression would
     (:attr:`Variable.native`): ``dict``s with string keys, ``list``s, ``None``, ``bool``, ``float``,
     ``int`` in the int64 range (beyond it the conversion gives uint or fails), and strings without
-    NUL (the conversion cuts them there) or lone surrogates (it fails), nested less than
-    :data:`_EXACT_DEPTH` deep. Memoised by identity, as :func:`object_value`."""
+    NUL (the conversion cuts them there) or lone surrogates (it fails). Nesting is no limit: the
+    conversion takes any depth that :func:`object_value` (Python recursion) takes. Memoised by
+    identity, as :func:`object_value`."""
     cached = _EXACT.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
-    exact = _exact(value, 0)
+    exact = _exact_list([value])
     if len(_EXACT) >= _VALUES_MAX:
         _EXACT.clear()
     _EXACT[id(value)] = (value, exact)
     return exact
 
 
-def _exact(value: Any, depth: int) -> bool:
-    kind = type(value)
-    if kind is str:
-        return "\x00" not in value and (value.isascii() or _utf8(value))
-    if kind is dict:
-        if depth >= _EXACT_DEPTH:
+def _exact_map(value: dict[Any, Any]) -> bool:
+    """:func:`cel_exact` of a mapping: one loop per mapping or list, scalars tested in place (this
+    runs on every object of a pod kind)."""
+    for key, item in value.items():
+        if type(key) is not str or "\x00" in key or not (key.isascii() or _utf8(key)):
             return False
-        for key, item in value.items():
-            if type(key) is not str or not _exact(key, depth) or not _exact(item, depth + 1):
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not (item.isascii() or _utf8(item)):
                 return False
-        return True
-    if kind is list:
-        return depth < _EXACT_DEPTH and all(_exact(item, depth + 1) for item in value)
-    if kind is int:
-        return bool(_INT64[0] <= value <= _INT64[1])
-    return value is None or kind is bool or kind is float
+        elif kind is dict:
+            if not _exact_map(item):
+                return False
+        elif kind is list:
+            if not _exact_list(item):
+                return False
+        elif kind is int:
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return False
+        elif kind is not bool and kind is not float and item is not None:
+            return False
+    return True
+
+
+def _exact_list(value: list[Any]) -> bool:
+    """:func:`cel_exact` of a list (as :func:`_exact_map`)."""
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not (item.isascii() or _utf8(item)):
+                return False
+        elif kind is dict:
+            if not _exact_map(item):
+                return False
+        elif kind is list:
+            if not _exact_list(item):
+                return False
+        elif kind is int:
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return False
+        elif kind is not bool and kind is not float and item is not None:
+            return False
+    return True
 
 
 def _utf8(text: str) -> bool:
