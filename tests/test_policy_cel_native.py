@@ -220,6 +220,27 @@ def test_what_cel_exact_vouches_for_converts_into_cel_and_back_unchanged(spec: A
         assert json.dumps(back, sort_keys=True) == json.dumps(value, sort_keys=True)
 
 
+@settings(max_examples=300, deadline=None)
+@given(spec=_ROUND_TRIP)
+def test_object_value_records_what_cel_exact_finds_walking(spec: Any) -> None:
+    value = object_value({"apiVersion": "apps/v1", "kind": "X", "spec": spec})
+    recorded = cel_exact(value)
+    admission._EXACT.clear()
+    assert cel_exact(value) is recorded
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "spec", [{"a": ("x",)}, {"a": _Text("x")}, {1: "x"}], ids=["tuple", "str-subclass", "int-key"]
+)
+def test_object_value_does_not_vouch_for_other_types(spec: dict[Any, Any]) -> None:
+    """Values converted from other types than plain JSON ones are left to the CEL (conservative)."""
+    assert not cel_exact(object_value({"apiVersion": "apps/v1", "kind": "X", "spec": spec}))
+
+
 def _nested(depth: int) -> Any:
     value: Any = ["x", 1]
     for _ in range(depth):

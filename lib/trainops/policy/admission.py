@@ -311,15 +311,18 @@ def object_value(obj: Mapping[str, Any]) -> Any:
     cached = _VALUES.get(id(obj))
     if cached is not None and cached[0] is obj:
         return cached[1]
+    _INEXACT[0] = False
     value = _cel_data(obj, built_in(obj))
     if len(_VALUES) >= _VALUES_MAX:
         _VALUES.clear()
     _VALUES[id(obj)] = (obj, value)
+    _remember_exact(value, not _INEXACT[0])
     return value
 
 
-#: Scalar types :func:`_cel_data` keeps as they are (tested by exact type).
-_SCALARS = frozenset({str, int, float, bool})
+#: Set by :func:`_cel_data` when it outputs a value :func:`cel_exact` refuses (or one it does not
+#: vouch for: any but plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``).
+_INEXACT = [False]
 
 
 def _cel_data(raw: Any, drop_empty: bool) -> Any:
@@ -329,24 +332,51 @@ def _cel_data(raw: Any, drop_empty: bool) -> Any:
 
     Loaded documents hold plain ``dict``, ``list``, ``str``, ``int``, ``float`` and ``bool`` values
     (and ``None``): those are tested by exact type first, the general tests (other mappings and
-    sequences, subclasses, other scalars) follow, with the same outcome."""
+    sequences, subclasses, other scalars) follow, with the same outcome. On the way, what
+    :func:`cel_exact` would refuse in the output sets :data:`_INEXACT` (the general tests set it
+    for whatever they meet)."""
     kind = type(raw)
     if kind is dict:
         out: dict[str, Any] = {}
         for key, item in raw.items():
-            if type(item) in _SCALARS:
-                out[key if type(key) is str else str(key)] = item
-                continue
             if item is None:
                 continue
-            value = _cel_data(item, drop_empty)
-            if drop_empty and not value and isinstance(value, dict | list):
-                continue
-            out[key if type(key) is str else str(key)] = value
+            item_kind = type(item)
+            if item_kind is str:
+                if "\x00" in item or not (item.isascii() or _utf8(item)):
+                    _INEXACT[0] = True
+            elif item_kind is int:
+                if not _INT64_MIN <= item <= _INT64_MAX:
+                    _INEXACT[0] = True
+            elif item_kind is not bool and item_kind is not float:
+                item = _cel_data(item, drop_empty)
+                if drop_empty and not item and isinstance(item, dict | list):
+                    continue
+            if type(key) is not str:
+                key = str(key)
+                _INEXACT[0] = True
+            elif "\x00" in key or not (key.isascii() or _utf8(key)):
+                _INEXACT[0] = True
+            out[key] = item
         return out
     if kind is list:
-        return [item if type(item) in _SCALARS else _cel_data(item, drop_empty) for item in raw]
-    if raw is None or isinstance(raw, bool | int | float | str):
+        items: list[Any] = []
+        for item in raw:
+            item_kind = type(item)
+            if item_kind is str:
+                if "\x00" in item or not (item.isascii() or _utf8(item)):
+                    _INEXACT[0] = True
+            elif item_kind is int:
+                if not _INT64_MIN <= item <= _INT64_MAX:
+                    _INEXACT[0] = True
+            elif item_kind is not bool and item_kind is not float and item is not None:
+                item = _cel_data(item, drop_empty)
+            items.append(item)
+        return items
+    if raw is None:
+        return raw
+    _INEXACT[0] = True
+    if isinstance(raw, bool | int | float | str):
         return raw
     if isinstance(raw, Mapping):
         mapped: dict[str, Any] = {}
@@ -378,15 +408,20 @@ def cel_exact(value: Any) -> bool:
     ``int`` in the int64 range (beyond it the conversion gives uint or fails), and strings without
     NUL (the conversion cuts them there) or lone surrogates (it fails). Nesting is no limit: the
     conversion takes any depth that :func:`object_value` (Python recursion) takes. Memoised by
-    identity, as :func:`object_value`."""
+    identity, as :func:`object_value`, which records it while converting (then values that came from
+    other types, such as mapping subclasses or tuples, count as not exact)."""
     cached = _EXACT.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
     exact = _exact_list([value])
+    _remember_exact(value, exact)
+    return exact
+
+
+def _remember_exact(value: Any, exact: bool) -> None:
     if len(_EXACT) >= _VALUES_MAX:
         _EXACT.clear()
     _EXACT[id(value)] = (value, exact)
-    return exact
 
 
 def _exact_map(value: dict[Any, Any]) -> bool:
