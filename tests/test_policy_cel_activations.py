@@ -97,3 +97,27 @@ def test_reused_activations_decide_as_fresh_ones(path: Path, monkeypatch: pytest
     fresh = [list(_decisions(obj)) for obj in objects]
     assert ACTIVATION_STATS["hits"] == before["hits"]  # the forgetful cache never hit
     assert fresh == cached
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        ("variables.a.x", {"x": 2**70}),
+        ("variables.a.x", {"x": "\udc80"}),
+        ("variables.a.x", {"x": "a\x00b"}),
+        ("type(variables.a.x)", {"x": 2**63}),
+        ("variables.a.x[3]", {"x": [1]}),
+        ("variables.a.y", {"x": 1}),
+        ("variables.a.x[1].y", {"x": [1, {"y": 2.5}]}),
+    ],
+    ids=["int-range", "surrogate", "nul", "uint", "index", "no-key", "nested"],
+)
+def test_evaluating_on_data_is_evaluating_on_an_activation(source: str, value: Any) -> None:
+    """A variable made per evaluation is bound as data (no activation kept): same values and errors."""
+    admission._ACTIVATIONS.clear()
+    before = dict(ACTIVATION_STATS)
+    on_data = admission._eval(source, {"variables": {"a": value}})
+    assert before == ACTIVATION_STATS and not admission._ACTIVATIONS
+    on_activation = admission._eval(source, {"variables": {"a": value}}, shared={"a"})
+    assert ACTIVATION_STATS["misses"] == before["misses"] + 1
+    assert on_data == on_activation

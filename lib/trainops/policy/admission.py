@@ -39,9 +39,9 @@ Compiled programs are cached per expression text; cel-expr-python is imported on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -170,18 +170,23 @@ class _Failed:
     detail: str
 
 
-def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
+def _eval(source: str, bindings: Mapping[str, Any], shared: Collection[str] = ()) -> Any:
     """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises.
 
-    The activation comes from :func:`_activation`: reused while the bound values are the same objects.
+    ``shared``: the variables whose values are shared by every program evaluating the object
+    (``per_object`` ones); an evaluation that binds only those and the other bindings (the same
+    objects for one object) runs on an activation kept for reuse (:func:`_activation`), one that
+    binds another variable on its data (such values are made per evaluation).
     """
     compiled = _compile(source)
     if compiled.program is None:
         return _Failed(f"compilation error: {compiled.error}")
-    key, activation = _activation(source, bindings)
+    key, activation, data = _activation(source, bindings, shared)
     runtime = _runtime()
     try:
-        result = compiled.program.eval(activation)
+        result = (
+            compiled.program.eval(activation) if activation is not None else compiled.program.eval(data=data)
+        )
         if result.type() == runtime.error_type:
             outcome: Any = _Failed(runtime.clean_error(str(result.value())))
         else:
@@ -217,8 +222,11 @@ _ACTIVATIONS_MAX = 64
 ACTIVATION_STATS = {"hits": 0, "misses": 0}
 
 
-def _activation(source: str, bindings: Mapping[str, Any]) -> tuple[tuple[Any, ...], cel.Activation]:
-    """The activation for ``source`` over ``bindings`` and its cache key.
+def _activation(
+    source: str, bindings: Mapping[str, Any], shared: Collection[str] = ()
+) -> tuple[tuple[Any, ...], cel.Activation | None, dict[str, Any]]:
+    """The activation for ``source`` over ``bindings`` and its cache key; or, when it binds a variable
+    not in ``shared``, no activation (``None``: evaluate on the data) and the data to bind.
 
     Only the names ``source`` mentions are bound (:func:`_referenced`), and of ``variables`` only the
     fields it reads. cel-expr-python converts a bound value into CEL on first access, deeply, and keeps
@@ -228,39 +236,46 @@ def _activation(source: str, bindings: Mapping[str, Any]) -> tuple[tuple[Any, ..
     cannot be reused while its entry lives), for the last :data:`_ACTIVATIONS_MAX` bindings: bound
     values are never modified (object values, parameters and variable outcomes are built for
     evaluation and only read), CEL evaluation has no side effects, and a conversion error is the same
-    error on every later access, so a reused activation gives the results a fresh one would.
+    error on every later access, so a reused activation gives the results a fresh one would. Values
+    made per evaluation (variables not in ``shared``) would only fill the cache: evaluating on the
+    data (``Expression.eval(data=...)``, the same conversion) skips building an activation.
     """
     names, variable_names = _bound(source)
     key: list[Any] = []
     held: list[Any] = []
+    reuse = True
     for name in names:
         if name not in bindings:
             continue
         value = bindings[name]
         if name == "variables":
             fields = value if variable_names is None else [k for k in variable_names if k in value]
-            for field in fields:
-                key.append(("variables", field, id(value[field])))
-                held.append(value[field])
+            for field_name in fields:
+                reuse = reuse and field_name in shared
+                key.append(("variables", field_name, id(value[field_name])))
+                held.append(value[field_name])
             key.append(("variables",))
         else:
             key.append((name, id(value)))
             held.append(value)
     cache_key = tuple(key)
-    cached = _ACTIVATIONS.get(cache_key)
-    if cached is not None:
-        ACTIVATION_STATS["hits"] += 1
-        return cache_key, cached[1]
-    ACTIVATION_STATS["misses"] += 1
+    if reuse:
+        cached = _ACTIVATIONS.get(cache_key)
+        if cached is not None:
+            ACTIVATION_STATS["hits"] += 1
+            return cache_key, cached[1], {}
     data: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
     if "variables" in data and variable_names is not None:
         variables = data["variables"]
         data["variables"] = {k: variables[k] for k in variable_names if k in variables}
+    if not reuse:
+        return cache_key, None, data
+    ACTIVATION_STATS["misses"] += 1
     activation = _runtime().new_activation(data)
     if len(_ACTIVATIONS) >= _ACTIVATIONS_MAX:
         del _ACTIVATIONS[next(iter(_ACTIVATIONS))]
     _ACTIVATIONS[cache_key] = (tuple(held), activation)
-    return cache_key, activation
+    return cache_key, activation, data
 
 
 @lru_cache(maxsize=4096)
@@ -645,7 +660,12 @@ class Program:
         for name, detail in failed.items():
             if re.search(rf"\bvariables\.{re.escape(name)}\b", source):
                 return _Failed(f"variable {name!r} failed: {detail}")
-        return _eval(source, bindings)
+        return _eval(source, bindings, self._shared)
+
+    @cached_property
+    def _shared(self) -> frozenset[str]:
+        """Names of the ``per_object`` variables (their values are shared: see :func:`_eval`)."""
+        return frozenset(v.name for v in self.variables if v.per_object)
 
     def _validate(
         self, index: int, validation: Validation, bindings: Mapping[str, Any], failed: Mapping[str, str]
