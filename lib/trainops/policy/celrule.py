@@ -29,6 +29,10 @@ JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial templat
   'name': <container name>, 'value': <Container>, 'templated': bool}`` over init, regular and
   ephemeral containers of every pod spec, in the order of :func:`trainops.policy.pods.containers`.
 
+Offline, both are computed in Python (:func:`native_pod_specs`, :func:`native_containers`, the same
+values as their CEL, which exported policies carry) unless the object does not convert into CEL
+exactly.
+
 Kinds whose pod specs sit at the same places form one group (:func:`kind_groups`), and each group is
 one exported ValidatingAdmissionPolicy, so its expressions type-check against every kind it matches.
 """
