@@ -34,14 +34,17 @@ v1.36) and the CEL admission library it uses:
   ``skipped`` decision (reported at level info).
 
 Compiled programs are cached per expression text; cel-expr-python is imported on first use.
+Activations are reused while they bind the same objects (:func:`_activation`), and ``per_object``
+variables with a ``native`` function are computed in Python when the object converts into CEL
+exactly (:func:`cel_exact`): the same decisions, at a fraction of the conversions.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -55,6 +58,12 @@ DEFAULT_REASON = "Invalid"
 #: Upstream's bound on an evaluated messageExpression (``celconfig.MaxEvaluatedMessageExpressionSizeBytes``).
 MAX_MESSAGE_BYTES = 5 * 1024
 _AUTHORIZER = re.compile(r"\bauthorizer\b")
+
+
+@lru_cache(maxsize=4096)
+def _uses_authorizer(source: str) -> bool:
+    """Whether ``source`` mentions ``authorizer`` (not evaluated offline)."""
+    return _AUTHORIZER.search(source) is not None
 
 
 @dataclass(frozen=True)
@@ -98,11 +107,17 @@ class Variable:
     ``per_object``: the value depends on ``object`` and earlier ``per_object`` variables only (the
     generated pod variables of :mod:`trainops.policy.celrule`), so it is computed once per object and
     shared by every program evaluating that object (default ``False``).
+
+    ``native``: for a ``per_object`` variable, a Python function of the object value
+    (:func:`object_value`) and the earlier variables' values giving exactly what the expression gives,
+    or :data:`NOT_NATIVE` when it cannot (then the expression is evaluated). Offline only: exported
+    policies carry the expression. Not part of equality.
     """
 
     name: str
     expression: str
     per_object: bool = False
+    native: Callable[[Any, Mapping[str, Any]], Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -158,27 +173,123 @@ class _Failed:
     detail: str
 
 
-def _eval(source: str, bindings: Mapping[str, Any]) -> Any:
-    """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises."""
+def _eval(source: str, bindings: Mapping[str, Any], shared: Collection[str] = ()) -> Any:
+    """The plain value of ``source``, or :class:`_Failed` (compile or evaluation error). Never raises.
+
+    ``shared``: the variables whose values are shared by every program evaluating the object
+    (``per_object`` ones); an evaluation that binds only those and the other bindings (the same
+    objects for one object) runs on an activation kept for reuse (:func:`_activation`), one that
+    binds another variable on its data (such values are made per evaluation).
+    """
+    compiled = _compile(source)
+    if compiled.program is None:
+        return _Failed(f"compilation error: {compiled.error}")
+    key, activation, data = _activation(source, bindings, shared)
+    runtime = _runtime()
+    try:
+        result = (
+            compiled.program.eval(activation) if activation is not None else compiled.program.eval(data=data)
+        )
+        if result.type() == runtime.error_type:
+            outcome: Any = _Failed(runtime.clean_error(str(result.value())))
+        else:
+            return result.plain_value()
+    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
+        outcome = _Failed(runtime.clean_error(str(err)))
+    _ACTIVATIONS.pop(key, None)  # an activation is reused only after evaluations without errors
+    return outcome
+
+
+@dataclass(frozen=True)
+class _Runtime:
+    """cel-expr-python pieces :func:`_eval` needs on every call, imported once (:func:`_runtime`)."""
+
+    error_type: cel.Type
+    new_activation: Callable[[Mapping[str, Any]], cel.Activation]
+    clean_error: Callable[[str], str]
+
+
+@lru_cache(maxsize=1)
+def _runtime() -> _Runtime:
     from cel_expr_python import cel
 
     from trainops.celexpr import admission_env, clean_error
 
-    compiled = _compile(source)
-    if compiled.program is None:
-        return _Failed(f"compilation error: {compiled.error}")
+    return _Runtime(cel.Type.ERROR, admission_env().Activation, clean_error)
+
+
+#: Activations by the identities of the values they bind (see :func:`_activation`), oldest first.
+_ACTIVATIONS: dict[tuple[Any, ...], tuple[tuple[Any, ...], cel.Activation]] = {}
+_ACTIVATIONS_MAX = 64
+#: Hits and misses of :data:`_ACTIVATIONS` (for tests and profiling).
+ACTIVATION_STATS = {"hits": 0, "misses": 0}
+
+
+def _activation(
+    source: str, bindings: Mapping[str, Any], shared: Collection[str] = ()
+) -> tuple[tuple[Any, ...], cel.Activation | None, dict[str, Any]]:
+    """The activation for ``source`` over ``bindings`` and its cache key; or, when it binds a variable
+    not in ``shared``, no activation (``None``: evaluate on the data) and the data to bind.
+
+    Only the names ``source`` mentions are bound (:func:`_referenced`), and of ``variables`` only the
+    fields it reads. cel-expr-python converts a bound value into CEL on first access, deeply, and keeps
+    the conversion inside the activation: an activation built per evaluation converted the object (or
+    ``variables.containers``, which holds whole containers) again for every expression of every rule.
+    So activations are kept by the identities of the values they bind, holding those values (an ``id``
+    cannot be reused while its entry lives), for the last :data:`_ACTIVATIONS_MAX` bindings: bound
+    values are never modified (object values, parameters and variable outcomes are built for
+    evaluation and only read), CEL evaluation has no side effects, and a conversion error is the same
+    error on every later access, so a reused activation gives the results a fresh one would. Values
+    made per evaluation (variables not in ``shared``) would only fill the cache: evaluating on the
+    data (``Expression.eval(data=...)``, the same conversion) skips building an activation.
+    """
+    names, variable_names = _bound(source)
+    key: list[Any] = []
+    held: list[Any] = []
+    reuse = True
+    for name in names:
+        if name not in bindings:
+            continue
+        value = bindings[name]
+        if name == "variables":
+            fields = value if variable_names is None else [k for k in variable_names if k in value]
+            for field_name in fields:
+                reuse = reuse and field_name in shared
+                key.append(("variables", field_name, id(value[field_name])))
+                held.append(value[field_name])
+            key.append(("variables",))
+        else:
+            key.append((name, id(value)))
+            held.append(value)
+    cache_key = tuple(key)
+    if reuse:
+        cached = _ACTIVATIONS.get(cache_key)
+        if cached is not None:
+            ACTIVATION_STATS["hits"] += 1
+            return cache_key, cached[1], {}
+    data: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
+    if "variables" in data and variable_names is not None:
+        variables = data["variables"]
+        data["variables"] = {k: variables[k] for k in variable_names if k in variables}
+    if not reuse:
+        return cache_key, None, data
+    ACTIVATION_STATS["misses"] += 1
+    activation = _runtime().new_activation(data)
+    if len(_ACTIVATIONS) >= _ACTIVATIONS_MAX:
+        del _ACTIVATIONS[next(iter(_ACTIVATIONS))]
+    _ACTIVATIONS[cache_key] = (tuple(held), activation)
+    return cache_key, activation, data
+
+
+@lru_cache(maxsize=4096)
+def _bound(source: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """:func:`_referenced` as sorted tuples (the order the activation key lists them in), names limited
+    to the admission variables (:data:`trainops.celexpr.ADMISSION_VARIABLES`, the only bindings)."""
+    from trainops.celexpr import ADMISSION_VARIABLES
+
     names, variable_names = _referenced(source)
-    activation: dict[str, Any] = {name: bindings[name] for name in names if name in bindings}
-    if "variables" in activation and variable_names is not None:
-        variables = activation["variables"]
-        activation["variables"] = {k: variables[k] for k in variable_names if k in variables}
-    try:
-        result = compiled.program.eval(admission_env().Activation(activation))
-        if result.type() == cel.Type.ERROR:
-            return _Failed(clean_error(str(result.value())))
-        return result.plain_value()
-    except Exception as err:  # cel-expr-python raises RuntimeError/TypeError for odd values
-        return _Failed(clean_error(str(err)))
+    bound = tuple(sorted(names.intersection(ADMISSION_VARIABLES)))
+    return bound, (None if variable_names is None else tuple(sorted(variable_names)))
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -218,34 +329,170 @@ def object_value(obj: Mapping[str, Any]) -> Any:
     cached = _VALUES.get(id(obj))
     if cached is not None and cached[0] is obj:
         return cached[1]
+    _INEXACT[0] = False
     value = _cel_data(obj, built_in(obj))
     if len(_VALUES) >= _VALUES_MAX:
         _VALUES.clear()
     _VALUES[id(obj)] = (obj, value)
+    _remember_exact(value, not _INEXACT[0])
     return value
+
+
+#: Set by :func:`_cel_data` when it outputs a value :func:`cel_exact` refuses (or one it does not
+#: vouch for: any but plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``).
+_INEXACT = [False]
 
 
 def _cel_data(raw: Any, drop_empty: bool) -> Any:
     """``raw`` as CEL data, in one pass: plain JSON-like values (:func:`trainops.celexpr.plain`) without
     null mapping entries (what a typed decoding keeps) and, with ``drop_empty`` (built-in kinds),
-    without empty mappings and lists inside mappings (what Go's ``omitempty`` drops)."""
-    if raw is None or isinstance(raw, bool | int | float | str):
+    without empty mappings and lists inside mappings (what Go's ``omitempty`` drops).
+
+    Loaded documents hold plain ``dict``, ``list``, ``str``, ``int``, ``float`` and ``bool`` values
+    (and ``None``): those are tested by exact type first, the general tests (other mappings and
+    sequences, subclasses, other scalars) follow, with the same outcome. On the way, what
+    :func:`cel_exact` would refuse in the output sets :data:`_INEXACT` (the general tests set it
+    for whatever they meet)."""
+    kind = type(raw)
+    if kind is dict:
+        out: dict[str, Any] = {}
+        for key, item in raw.items():
+            if item is None:
+                continue
+            item_kind = type(item)
+            if item_kind is str:
+                if "\x00" in item or not (item.isascii() or _utf8(item)):
+                    _INEXACT[0] = True
+            elif item_kind is int:
+                if not _INT64_MIN <= item <= _INT64_MAX:
+                    _INEXACT[0] = True
+            elif item_kind is not bool and item_kind is not float:
+                item = _cel_data(item, drop_empty)
+                if drop_empty and not item and isinstance(item, dict | list):
+                    continue
+            if type(key) is not str:
+                key = str(key)
+                _INEXACT[0] = True
+            elif "\x00" in key or not (key.isascii() or _utf8(key)):
+                _INEXACT[0] = True
+            out[key] = item
+        return out
+    if kind is list:
+        items: list[Any] = []
+        for item in raw:
+            item_kind = type(item)
+            if item_kind is str:
+                if "\x00" in item or not (item.isascii() or _utf8(item)):
+                    _INEXACT[0] = True
+            elif item_kind is int:
+                if not _INT64_MIN <= item <= _INT64_MAX:
+                    _INEXACT[0] = True
+            elif item_kind is not bool and item_kind is not float and item is not None:
+                item = _cel_data(item, drop_empty)
+            items.append(item)
+        return items
+    if raw is None:
+        return raw
+    _INEXACT[0] = True
+    if isinstance(raw, bool | int | float | str):
         return raw
     if isinstance(raw, Mapping):
-        out: dict[str, Any] = {}
+        mapped: dict[str, Any] = {}
         for key, item in raw.items():
             if item is None:
                 continue
             value = _cel_data(item, drop_empty)
             if drop_empty and not value and isinstance(value, dict | list):
                 continue
-            out[str(key)] = value
-        return out
+            mapped[str(key)] = value
+        return mapped
     if isinstance(raw, list | tuple):
         return [_cel_data(item, drop_empty) for item in raw]
     from trainops.celexpr import plain
 
     return plain(raw)
+
+
+#: What a :attr:`Variable.native` function returns when the expression must be evaluated instead.
+NOT_NATIVE: Any = object()
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_EXACT: dict[int, tuple[Any, bool]] = {}
+
+
+def cel_exact(value: Any) -> bool:
+    """Whether cel-expr-python converts ``value`` (an :func:`object_value`) into CEL and back without
+    failing or changing it, so that Python code may compute on it what a CEL expression would
+    (:attr:`Variable.native`): ``dict``s with string keys, ``list``s, ``None``, ``bool``, ``float``,
+    ``int`` in the int64 range (beyond it the conversion gives uint or fails), and strings without
+    NUL (the conversion cuts them there) or lone surrogates (it fails). Nesting is no limit: the
+    conversion takes any depth that :func:`object_value` (Python recursion) takes. Memoised by
+    identity, as :func:`object_value`, which records it while converting (then values that came from
+    other types, such as mapping subclasses or tuples, count as not exact)."""
+    cached = _EXACT.get(id(value))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    exact = _exact_list([value])
+    _remember_exact(value, exact)
+    return exact
+
+
+def _remember_exact(value: Any, exact: bool) -> None:
+    if len(_EXACT) >= _VALUES_MAX:
+        _EXACT.clear()
+    _EXACT[id(value)] = (value, exact)
+
+
+def _exact_map(value: dict[Any, Any]) -> bool:
+    """:func:`cel_exact` of a mapping: one loop per mapping or list, scalars tested in place (this
+    runs on every object of a pod kind)."""
+    for key, item in value.items():
+        if type(key) is not str or "\x00" in key or not (key.isascii() or _utf8(key)):
+            return False
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not (item.isascii() or _utf8(item)):
+                return False
+        elif kind is dict:
+            if not _exact_map(item):
+                return False
+        elif kind is list:
+            if not _exact_list(item):
+                return False
+        elif kind is int:
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return False
+        elif kind is not bool and kind is not float and item is not None:
+            return False
+    return True
+
+
+def _exact_list(value: list[Any]) -> bool:
+    """:func:`cel_exact` of a list (as :func:`_exact_map`)."""
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not (item.isascii() or _utf8(item)):
+                return False
+        elif kind is dict:
+            if not _exact_map(item):
+                return False
+        elif kind is list:
+            if not _exact_list(item):
+                return False
+        elif kind is int:
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return False
+        elif kind is not bool and kind is not float and item is not None:
+            return False
+    return True
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def built_in(obj: Mapping[str, Any]) -> bool:
@@ -274,6 +521,24 @@ def request_of(obj: Mapping[str, Any], resource: str = "") -> dict[str, Any]:
         "dryRun": True,
         "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
     }
+
+
+#: :func:`request_of` by (id of the object value, resource) -> (object value, request).
+_REQUESTS: dict[tuple[int, str], tuple[Any, dict[str, Any]]] = {}
+
+
+def _request(value: Any, resource: str) -> dict[str, Any]:
+    """:func:`request_of` ``value``, the same dictionary for the same object value (so activations
+    binding ``request`` are reused across rules, :func:`_activation`)."""
+    key = (id(value), resource)
+    cached = _REQUESTS.get(key)
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    request = request_of(value, resource)
+    if len(_REQUESTS) >= _VALUES_MAX:
+        _REQUESTS.clear()
+    _REQUESTS[key] = (value, request)
+    return request
 
 
 @dataclass(frozen=True)
@@ -338,7 +603,7 @@ class Program:
         bindings: dict[str, Any] = {
             "object": value,
             "oldObject": None,
-            "request": request_of(value, resource),
+            "request": _request(value, resource),
             "params": object_value(params) if params is not None else None,
             "namespaceObject": object_value(namespace_object) if namespace_object is not None else None,
             "authorizer": None,
@@ -356,7 +621,11 @@ class Program:
             if memo is not None and memo[0] is value:
                 outcome = memo[1]
             else:
-                outcome = self._guarded(variable.expression, bindings, failed)
+                outcome = NOT_NATIVE
+                if variable.native is not None and variable.per_object:
+                    outcome = variable.native(value, values)
+                if outcome is NOT_NATIVE:
+                    outcome = self._guarded(variable.expression, bindings, failed)
                 if variable.per_object:
                     if len(_PER_OBJECT) >= _VALUES_MAX:
                         _PER_OBJECT.clear()
@@ -375,7 +644,7 @@ class Program:
         """``None`` when the policy applies; ``[]`` when it does not; an error decision (Fail)."""
         errors: list[str] = []
         for condition in self.match_conditions:
-            if _AUTHORIZER.search(condition.expression):
+            if _uses_authorizer(condition.expression):
                 return [Decision("skipped", f"matchCondition {condition.name!r} uses authorizer")]
             outcome = _eval(condition.expression, bindings)
             if isinstance(outcome, _Failed):
@@ -394,12 +663,17 @@ class Program:
         for name, detail in failed.items():
             if re.search(rf"\bvariables\.{re.escape(name)}\b", source):
                 return _Failed(f"variable {name!r} failed: {detail}")
-        return _eval(source, bindings)
+        return _eval(source, bindings, self._shared)
+
+    @cached_property
+    def _shared(self) -> frozenset[str]:
+        """Names of the ``per_object`` variables (their values are shared: see :func:`_eval`)."""
+        return frozenset(v.name for v in self.variables if v.per_object)
 
     def _validate(
         self, index: int, validation: Validation, bindings: Mapping[str, Any], failed: Mapping[str, str]
     ) -> list[Decision]:
-        if _AUTHORIZER.search(validation.expression) or _AUTHORIZER.search(validation.message_expression):
+        if _uses_authorizer(validation.expression) or _uses_authorizer(validation.message_expression):
             message = f"validation {index} uses authorizer (needs the cluster's RBAC): not evaluated offline"
             return [Decision("skipped", message, index)]
         source = validation.violations or validation.expression

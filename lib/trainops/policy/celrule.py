@@ -29,6 +29,10 @@ JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial templat
   'name': <container name>, 'value': <Container>, 'templated': bool}`` over init, regular and
   ephemeral containers of every pod spec, in the order of :func:`trainops.policy.pods.containers`.
 
+Offline, both are computed in Python (:func:`native_pod_specs`, :func:`native_containers`, the same
+values as their CEL, which exported policies carry) unless the object does not convert into CEL
+exactly.
+
 Kinds whose pod specs sit at the same places form one group (:func:`kind_groups`), and each group is
 one exported ValidatingAdmissionPolicy, so its expressions type-check against every kind it matches.
 """
@@ -51,7 +55,16 @@ from trainops.kinds import (
     GroupKind,
     group_kind,
 )
-from trainops.policy.admission import MatchCondition, Program, Validation, Variable, as_params, parse_path
+from trainops.policy.admission import (
+    NOT_NATIVE,
+    MatchCondition,
+    Program,
+    Validation,
+    Variable,
+    as_params,
+    cel_exact,
+    parse_path,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from trainops.policy.rule import CheckOne, Context
@@ -116,7 +129,11 @@ def _key_piece(var: str) -> str:
 
 
 def _field_piece(name: str) -> str:
-    return _lit(f".{name}" if _IDENTIFIER.match(name) else f"['{name}']")
+    return _lit(_field_text(name))
+
+
+def _field_text(name: str) -> str:
+    return f".{name}" if _IDENTIFIER.match(name) else f"['{name}']"
 
 
 Leaf = Callable[[str, str], str]
@@ -201,11 +218,92 @@ CONTAINERS_EXPRESSION = (
 
 
 def pod_variables(key: GroupKind) -> tuple[Variable, ...]:
-    """``podSpecs`` and ``containers`` for objects of kind ``key``."""
+    """``podSpecs`` and ``containers`` for objects of kind ``key``, computed offline in Python
+    (:func:`native_pod_specs`, :func:`native_containers`) when that gives exactly their CEL's value."""
     return (
-        Variable(POD_SPECS, pod_specs_expression(key), per_object=True),
-        Variable(CONTAINERS, CONTAINERS_EXPRESSION, per_object=True),
+        Variable(POD_SPECS, pod_specs_expression(key), per_object=True, native=native_pod_specs(key)),
+        Variable(CONTAINERS, CONTAINERS_EXPRESSION, per_object=True, native=native_containers),
     )
+
+
+# --- the pod variables in Python -------------------------------------------------------------------
+#
+# Evaluating the two pod variables in CEL converted the whole object into CEL, the pod specs back into
+# Python, the pod specs into CEL again and the containers back: most of the cost of the pack's CEL
+# rules. On an object that converts exactly (admission.cel_exact) the walks below give the same values
+# (the CEL of _walk and CONTAINERS_EXPRESSION, step by step); the rules' own expressions still run in
+# CEL. Pod specs under a mapping (EACH_VALUE) come in the mapping's order, where CEL iterates in its
+# own order: findings are sorted, so the report does not change.
+
+_KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # _key_piece's RE2 '^...$' matches the whole key
+
+
+def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] | None:
+    """``variables.podSpecs`` of :func:`pod_specs_expression` in Python, for objects of kind ``key``
+    (``None`` for kinds embedding objects, Katib's: those keep the CEL). The function returns
+    :data:`~trainops.policy.admission.NOT_NATIVE` for an object that does not convert exactly."""
+    if key in EMBEDDED_OBJECTS:
+        return None
+    paths = tuple(_site_paths(key))
+
+    def pod_specs(value: Any, variables: Mapping[str, Any]) -> Any:
+        if not cel_exact(value):
+            return NOT_NATIVE
+        found: list[dict[str, Any]] = []
+        for steps in paths:
+            _pod_specs_at(value, "$", steps, found)
+        return found
+
+    return pod_specs
+
+
+def _pod_specs_at(node: Any, path: str, steps: tuple[str, ...], found: list[dict[str, Any]]) -> None:
+    """:func:`_walk` with :func:`_pod_leaf` ``(False)``: the mappings at ``steps`` below ``node``."""
+    while steps and steps[0] != EACH_VALUE and steps[0] != EACH_ITEM:
+        if type(node) is not dict or steps[0] not in node:
+            return
+        node, path, steps = node[steps[0]], path + _field_text(steps[0]), steps[1:]
+    if not steps:
+        if type(node) is dict:
+            found.append({"path": path, "spec": node, "templated": False})
+    elif steps[0] == EACH_VALUE:
+        if type(node) is dict:
+            for name, item in node.items():
+                piece = "." + name if _KEY_TEXT.fullmatch(name) else "['" + name + "']"
+                _pod_specs_at(item, path + piece, steps[1:], found)
+    elif type(node) is list:
+        for index, item in enumerate(node):
+            _pod_specs_at(item, f"{path}[{index}]", steps[1:], found)
+
+
+def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
+    """``variables.containers`` (:data:`CONTAINERS_EXPRESSION`) in Python, from ``variables.podSpecs``;
+    :data:`~trainops.policy.admission.NOT_NATIVE` when podSpecs failed or ``value`` (the object) does
+    not convert exactly."""
+    specs = variables.get(POD_SPECS)
+    if type(specs) is not list or not cel_exact(value):
+        return NOT_NATIVE
+    found: list[dict[str, Any]] = []
+    for pod in specs:
+        spec = pod["spec"]
+        for field in _CONTAINER_FIELDS:
+            items = spec.get(field, [])
+            if type(items) is not list:
+                continue
+            for index, item in enumerate(items):
+                if type(item) is dict:
+                    name = item.get("name", "?")
+                    where = f"{pod['path']}.{field}[{index}]"
+                    found.append(
+                        {
+                            "path": where,
+                            "field": field,
+                            "name": name,
+                            "value": item,
+                            "templated": pod["templated"],
+                        }
+                    )
+    return found
 
 
 def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind, ...]]]:
@@ -248,16 +346,39 @@ def params_object(rule_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def make_check(rule_id: str, cel_rule: CelRule) -> CheckOne:
     """The ``check(conf, obj, ctx)`` of a CEL rule: its decisions on ``obj`` as issues (a violation at
-    its path; a plain validation, or an evaluation error, at the object)."""
+    its path; a plain validation, or an evaluation error, at the object).
+
+    Per rule, the program of each kind and the parameter object of each set of options are built once
+    (the same parameter object for equal options, so evaluations binding ``params`` reuse their
+    activations: :func:`trainops.policy.admission._activation`); so is the parsed path of each
+    violation path."""
+    programs: dict[GroupKind | None, Program] = {}
+    params_of: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
 
     def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-        program = program_for(rule_id, cel_rule, group_kind(obj))
-        params = params_object(rule_id, conf) if conf else None
+        key = group_kind(obj)
+        program = programs.get(key)
+        if program is None:
+            program = programs[key] = program_for(rule_id, cel_rule, key)
+        params = None
+        if conf:
+            data = tuple(as_params(conf).items())  # params_object depends on these strings only
+            params = params_of.get(data)
+            if params is None:
+                if len(params_of) >= 64:  # one set of options per run; bounded all the same
+                    params_of.clear()
+                params = params_of[data] = params_object(rule_id, conf)
         for decision in program.evaluate(obj, params=params):
-            try:
-                parts = parse_path(decision.path)
-            except ValueError:
-                parts = ()
-            yield Issue(parts, decision.message, rule_id, keyword="cel", level="error")
+            yield Issue(_parts(decision.path), decision.message, rule_id, keyword="cel", level="error")
 
     return check
+
+
+@lru_cache(maxsize=4096)
+def _parts(path: str) -> tuple[str | int, ...]:
+    """:func:`~trainops.policy.admission.parse_path` of a violation's path; ``()`` (the object) for a
+    path it refuses."""
+    try:
+        return parse_path(path)
+    except ValueError:
+        return ()
