@@ -62,6 +62,9 @@ _AMBIGUOUS_JSON = re.compile(
 #: Written quote first (each alternative checks what precedes the quote afterwards), so the search only
 #: stops at quotes: ``(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":`` matches the same texts.
 _RESERVED_JSON = re.compile(r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))')
+#: :data:`_AMBIGUOUS_JSON` or :data:`_RESERVED_JSON` in one pass: both start at a quote, so one search
+#: that tries both alternatives at each quote matches where either does (half the cost of two searches).
+_SCREEN_JSON = re.compile('"(?:' + _AMBIGUOUS_JSON.pattern[1:] + "|" + _RESERVED_JSON.pattern[1:] + ")")
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
 #: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
@@ -131,6 +134,17 @@ def _object_recording(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _float(text: str) -> float:
+    if "e" in text or "E" in text:  # PyYAML's YAML 1.1 reads 1e3 (no dot) as a string
+        raise ValueError(text)
+    return float(text)
+
+
+#: ``json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)``, its decoder made once
+#: (``json.loads`` with keyword arguments builds a new ``JSONDecoder`` per call).
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_recording, parse_float=_float)
+
+
 class _Duplicate(ValueError):
     """A mapping with a duplicate key: the PyYAML path reports it with its position."""
 
@@ -147,12 +161,6 @@ def silence_stderr() -> None:
     os.dup2(devnull, 2)
     os.close(devnull)
     _SILENCED = True
-
-
-def _float(text: str) -> float:
-    if "e" in text or "E" in text:  # PyYAML's YAML 1.1 reads 1e3 (no dot) as a string
-        raise ValueError(text)
-    return float(text)
 
 
 def fast_value(chunk: str) -> tuple[bool, Any]:
@@ -214,11 +222,11 @@ def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | No
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
         return False, None, [], None
-    if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
+    if _SCREEN_JSON.search(text):
         return False, None, [], None
     _DUPLICATES.clear()
     try:
-        value = json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)
+        value = _DECODER.decode(text)
     except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
         return False, None, [], None
     if not _DUPLICATES:

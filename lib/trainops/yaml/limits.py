@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+from functools import cache
 from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
@@ -98,8 +99,16 @@ def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
     wide = (limit - flow - 2) // 2 + 1
     if wide <= 0:
         return True
+    first, later = _wide_prefix(wide)
+    return first.match(text) is not None or later.search(text) is not None
+
+
+@cache
+def _wide_prefix(wide: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A block prefix ``wide`` characters wide at the start of a text, and after a line break (compiled
+    once per width: ``re``'s own cache costs a lookup per call)."""
     prefix = r"[ \t?-]{" + str(wide) + "}"
-    return re.match(prefix, text) is not None or re.search("\n" + prefix, text) is not None
+    return re.compile(prefix), re.compile("\n" + prefix)
 
 
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:
