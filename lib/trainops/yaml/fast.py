@@ -23,14 +23,19 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Any, cast
 
 try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
     import ryml
 except ImportError:  # pragma: no cover
     ryml = None
+try:  # pragma: no cover - the dependency is pinned; the json module gives the same values without it
+    import jiter
+except ImportError:  # pragma: no cover
+    jiter = None  # type: ignore[assignment]
 
 #: A line that starts a YAML document (``---`` at column 0 always does; see engine.plan_units).
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
@@ -144,6 +149,48 @@ def _float(text: str) -> float:
 #: (``json.loads`` with keyword arguments builds a new ``JSONDecoder`` per call).
 _DECODER = json.JSONDecoder(object_pairs_hook=_object_recording, parse_float=_float)
 
+#: A JSON number token with a fraction or an exponent: after ``:``, ``[``, ``,``, white space or the
+#: start, before ``,``, ``]``, ``}``, white space or the end (where JSON puts every number token).
+#: Also found in some strings (``"--lr 0.5 --x"``), which only costs the slower decoder.
+_FLOAT_TOKEN = (
+    r"(?:^|[:\[, \t\n\r])-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)(?:[,\]} \t\n\r]|$)"
+)
+
+
+@cache
+def _float_token_in() -> Callable[[str], bool]:
+    """A search for :data:`_FLOAT_TOKEN`, compiled on first use: by jsonschema-rs (a JSON Schema
+    ``pattern``, run by Rust's regex crate, linear and many times faster than ``re`` here; the pattern
+    means the same in ECMA-262 and Python syntax), else by ``re`` (whose ``$`` also matches before a
+    final line break: a wider search, never a narrower one)."""
+    try:
+        import jsonschema_rs
+
+        return cast(Callable[[str], bool], jsonschema_rs.validator_for({"pattern": _FLOAT_TOKEN}).is_valid)
+    except Exception:  # pragma: no cover - jsonschema-rs is pinned
+        pattern = re.compile(_FLOAT_TOKEN)
+        return lambda text: pattern.search(text) is not None
+
+
+def _decode(text: str) -> Any:
+    """``_DECODER.decode(text)``: the value of rapidyaml's JSON ``text``, with every mapping that has
+    duplicate keys recorded in :data:`_DUPLICATES` (the last value wins).
+
+    jiter (pydantic's JSON parser, in Rust) builds the same value without a Python call per object when
+    it can answer exactly: it raises ``ValueError`` on a duplicate key (``catch_duplicate_keys``,
+    comparing decoded keys) and on everything the json module rejects (control characters in strings,
+    invalid numbers, integers over Python's 4,300-digit limit), and its strings, integers, ``NaN`` and
+    ``Infinity`` are the json module's. A text that may hold a float (:data:`_FLOAT_TOKEN`), where
+    :func:`_float` must see the token, and anything jiter rejects (also escaped lone surrogates, which
+    the json module keeps) go to the json module, which records the duplicates.
+    """
+    if jiter is not None and not _float_token_in()(text):
+        try:
+            return jiter.from_json(text.encode("utf-8"), catch_duplicate_keys=True, cache_mode="keys")
+        except ValueError:
+            pass
+    return _DECODER.decode(text)
+
 
 class _Duplicate(ValueError):
     """A mapping with a duplicate key: the PyYAML path reports it with its position."""
@@ -226,7 +273,7 @@ def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | No
         return False, None, [], None
     _DUPLICATES.clear()
     try:
-        value = _DECODER.decode(text)
+        value = _decode(text)
     except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
         return False, None, [], None
     if not _DUPLICATES:
