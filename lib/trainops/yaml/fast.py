@@ -32,10 +32,6 @@ try:  # pragma: no cover - the dependency is pinned; the PyYAML path works witho
     import ryml
 except ImportError:  # pragma: no cover
     ryml = None
-try:  # pragma: no cover - the dependency is pinned; the json module gives the same values without it
-    import jiter
-except ImportError:  # pragma: no cover
-    jiter = None  # type: ignore[assignment]
 
 #: A line that starts a YAML document (``---`` at column 0 always does; see engine.plan_units).
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
@@ -172,6 +168,16 @@ def _float_token_in() -> Callable[[str], bool]:
         return lambda text: pattern.search(text) is not None
 
 
+@cache
+def _jiter_from_json() -> Callable[..., Any] | None:
+    """``jiter.from_json``, imported on first use (start-up), or ``None`` without jiter."""
+    try:
+        import jiter
+    except ImportError:  # pragma: no cover - the dependency is pinned; the json module gives the same values
+        return None
+    return jiter.from_json
+
+
 def _decode(text: str) -> Any:
     """``_DECODER.decode(text)``: the value of rapidyaml's JSON ``text``, with every mapping that has
     duplicate keys recorded in :data:`_DUPLICATES` (the last value wins).
@@ -184,9 +190,10 @@ def _decode(text: str) -> Any:
     :func:`_float` must see the token, and anything jiter rejects (also escaped lone surrogates, which
     the json module keeps) go to the json module, which records the duplicates.
     """
-    if jiter is not None and not _float_token_in()(text):
+    from_json = _jiter_from_json()
+    if from_json is not None and not _float_token_in()(text):
         try:
-            return jiter.from_json(text.encode("utf-8"), catch_duplicate_keys=True, cache_mode="keys")
+            return from_json(text.encode("utf-8"), catch_duplicate_keys=True, cache_mode="keys")
         except ValueError:
             pass
     return _DECODER.decode(text)
