@@ -52,6 +52,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
+from trainops.policy.objects import hashable
 from trainops.policy.pods import dig, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, matches
@@ -84,8 +85,16 @@ def check_all(
         for o in objects
         if group_kind(o) == NETWORK_POLICY and _ingress(o)
     ]
+    by_namespace: dict[Any, list[Any]] = {}  # the policies of each (hashable) namespace, in order
+    for ns, selector in policies:
+        if hashable(ns):
+            by_namespace.setdefault(ns, []).append(selector)
     for pod in all_pods(objects):
         if group_kind(pod.obj) not in SERVING_KINDS:
             continue
-        if not any(ns == pod.namespace and matches(selector or {}, pod.labels) for ns, selector in policies):
+        if hashable(pod.namespace):
+            selectors = by_namespace.get(pod.namespace, [])
+        else:
+            selectors = [selector for ns, selector in policies if ns == pod.namespace]
+        if not any(matches(selector or {}, pod.labels) for selector in selectors):
             yield pod.index, Issue(pod.site.parts, "serving pods are not selected by any NetworkPolicy", ID)

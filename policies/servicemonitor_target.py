@@ -55,7 +55,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import group_kind
-from trainops.policy.objects import of_kind
+from trainops.policy.objects import hashable, of_kind
 from trainops.policy.pods import as_list, containers, dig, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, matches
@@ -82,11 +82,42 @@ def _watches(monitor: dict[str, Any], namespace: Any) -> bool:
     return bool(namespace == metadata_of(monitor).get("namespace"))
 
 
+class _Services:
+    """The checked set's Services in order, indexed by each label (``metadata.labels``) and each
+    entry of their pod selector (``spec.selector``), so a monitor looks only at Services that carry
+    one label its ``matchLabels`` asks for (a selector matches a label only by equality)."""
+
+    def __init__(self, objects: Sequence[dict[str, Any]]) -> None:
+        self.all = [obj for _, obj in of_kind(objects, ("", "Service"))]
+        self.labelled: dict[tuple[Any, Any], list[int]] = {}
+        self.selecting: dict[tuple[Any, Any], list[int]] = {}
+        for position, obj in enumerate(self.all):
+            for key, value in labels_of(obj).items():
+                if hashable(value):
+                    self.labelled.setdefault((key, value), []).append(position)
+            pods = dig(obj, "spec", "selector")
+            for key, value in pods.items() if isinstance(pods, dict) else ():
+                self.selecting.setdefault((str(key), str(value)), []).append(position)
+
+    def candidates(self, selector: Any, *, by_pods: bool = False) -> list[dict[str, Any]]:
+        """The Services that may carry the labels of ``selector`` (a superset of those it selects,
+        in order); with ``by_pods``, also those whose pod selector may hold them."""
+        match_labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+        for key, value in match_labels.items() if isinstance(match_labels, dict) else ():
+            if isinstance(key, str) and hashable(value):
+                found = set(self.labelled.get((key, value), ()))
+                if by_pods:
+                    found.update(self.selecting.get((key, str(value)), ()))
+                return [self.all[position] for position in sorted(found)]
+        return self.all
+
+
 def check_all(
     conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
 ) -> Iterator[tuple[int, Issue]]:
     """Per monitor: selected targets, then each endpoint port among their port names."""
     pods = list(all_pods(objects))
+    services = _Services(objects)
     for index, monitor in enumerate(objects):
         key = group_kind(monitor)
         if key not in (SERVICE_MONITOR, POD_MONITOR):
@@ -95,7 +126,7 @@ def check_all(
         if key == SERVICE_MONITOR:
             targets = [
                 o
-                for _, o in of_kind(objects, ("", "Service"))
+                for o in services.candidates(selector)
                 if _watches(monitor, metadata_of(o).get("namespace")) and matches(selector, labels_of(o))
             ]
             names = {
@@ -117,7 +148,7 @@ def check_all(
             }
             what, endpoints_field = "pod", "podMetricsEndpoints"
         if not targets:
-            hint = _near_miss(monitor, objects) if key == SERVICE_MONITOR else ""
+            hint = _near_miss(monitor, services) if key == SERVICE_MONITOR else ""
             yield (
                 index,
                 Issue(
@@ -139,12 +170,12 @@ def check_all(
                 )
 
 
-def _near_miss(monitor: dict[str, Any], objects: Sequence[dict[str, Any]]) -> str:
+def _near_miss(monitor: dict[str, Any], services: _Services) -> str:
     """What keeps out the Service the monitor was probably written for: the first Service carrying the
     selected labels, or whose pod selector has them (the usual mistake: selecting a Service by its
     pods' labels): its labels, its namespace, its port names; ``""`` when there is none."""
     selector = dig(monitor, "spec", "selector")
-    for _, obj in of_kind(objects, ("", "Service")):
+    for obj in services.candidates(selector, by_pods=True):
         pods = dig(obj, "spec", "selector")
         pods = {str(k): str(v) for k, v in pods.items()} if isinstance(pods, dict) else {}
         labelled = matches(selector, labels_of(obj))

@@ -159,3 +159,29 @@ def test_rules_choose_objects_by_kind_alone(objects: list[dict[str, Any]]) -> No
     for obj in objects:
         bare = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
         assert [r.applies_to(obj) for r in rules] == [r.applies_to(bare) for r in rules]
+
+
+def test_service_monitor_candidates_hold_every_selected_service(objects: list[dict[str, Any]]) -> None:
+    """servicemonitor-target looks only at the Services its label index offers: every Service a
+    selector selects by its labels (and, for the near-miss hint, by its pod selector) is among them,
+    in document order."""
+    from policies.servicemonitor_target import _Services
+
+    services = _Services(objects)
+    plain = [o for _, o in of_kind(objects, ("", "Service"))]
+    selectors = [obj.get("spec", {}).get("selector") for obj in objects if isinstance(obj.get("spec"), dict)]
+    selectors += [
+        {"matchLabels": labels} for labels in (metadata_of(o).get("labels") for o in plain) if labels
+    ]
+    for selector in selectors:
+        for by_pods in (False, True):
+            offered = services.candidates(selector, by_pods=by_pods)
+            assert [id(o) for o in offered] == [id(o) for o in plain if any(o is c for c in offered)]
+            for obj in plain:
+                labels = metadata_of(obj).get("labels")
+                pods = obj.get("spec", {}).get("selector") if isinstance(obj.get("spec"), dict) else None
+                chosen = matches(selector, labels if isinstance(labels, dict) else {})
+                if by_pods and isinstance(pods, dict) and pods:
+                    chosen = chosen or matches(selector, {str(k): str(v) for k, v in pods.items()})
+                if chosen:
+                    assert any(obj is o for o in offered), (selector, obj)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -155,8 +155,8 @@ def check(
 
     Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
-    a forked process meanwhile (:mod:`trainops.policy.background`); the findings are those of a
-    serial run.
+    a forked process meanwhile (:mod:`trainops.policy.background`), itself splitting its
+    per-document work across ``workers`` processes; the findings are those of a serial run.
     Texts are validated after the files. The result carries ``target.describe()`` and at most one
     "superseded by Kubeflow Trainer v2" notice (see :func:`once_per_run`).
 
@@ -168,7 +168,8 @@ def check(
     if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
         from trainops.policy.background import start as start_background
 
-        background = start_background(policy_check, inputs, policy)  # overlaps validation
+        # overlaps validation; its per-document work is split across ``workers`` processes too
+        background = start_background(partial(policy_check, workers=workers), inputs, policy)
     try:
         result = _validate(target, inputs, options, workers=workers, progress=progress)
     except BaseException:

@@ -123,12 +123,14 @@ def all_containers(obj: dict[str, Any], *, ephemeral: bool = True) -> Iterator[C
 def dig(node: Any, *keys: str | int) -> Any:
     """``node[k1][k2]...`` or ``None`` when a step is missing or of the wrong type."""
     for key in keys:
-        if isinstance(key, int):
-            if not isinstance(node, list) or not 0 <= key < len(node):
+        if isinstance(node, dict):
+            if isinstance(key, int):
                 return None
-        elif not isinstance(node, dict):
+            node = node.get(key)
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+        else:
             return None
-        node = node[key] if isinstance(key, int) else node.get(key)
     return node
 
 

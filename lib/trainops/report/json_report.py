@@ -1,8 +1,16 @@
-"""The ``json`` format: counts and every finding, machine-readable."""
+"""The ``json`` format: counts and every finding, machine-readable.
+
+The text is exactly ``json.dumps(payload, indent=2, sort_keys=True)`` plus a line break. The
+standard library encodes with ``indent`` in pure Python (its C encoder serves only compact output),
+which cost about a tenth of a ``validate --policy`` run on 55,000 findings; findings are flat
+mappings of strings, integers and nulls, so :func:`render_json` writes their lines directly with the
+C string encoder (``json.encoder.encode_basestring_ascii``) and leaves the rest to ``json.dumps``.
+"""
 
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 
 from trainops.findings import Finding, Result
 
@@ -26,15 +34,50 @@ def _as_dict(finding: Finding) -> dict[str, object]:
     }
 
 
+def _scalar(value: object) -> str:
+    """``json.dumps(value)`` for the values findings hold (``None``, strings, integers)."""
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return encode_basestring_ascii(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    return json.dumps(value)
+
+
+def _finding_text(finding: Finding) -> str:
+    """One finding as ``json.dumps(..., indent=2, sort_keys=True)`` writes :func:`_as_dict` of it at
+    depth 2 (keys in sorted order)."""
+    s = _scalar
+    return (
+        f'    {{\n      "apiVersion": {s(finding.api_version)},\n      "column": {s(finding.column)},\n'
+        f'      "document": {s(finding.document)},\n      "file": {s(finding.file)},\n'
+        f'      "keyword": {s(finding.keyword)},\n      "kind": {s(finding.kind)},\n'
+        f'      "level": {s(finding.level)},\n      "line": {s(finding.line)},\n'
+        f'      "message": {s(finding.message)},\n      "name": {s(finding.name)},\n'
+        f'      "namespace": {s(finding.namespace)},\n      "path": {s(finding.path)},\n'
+        f'      "remediation": {s(finding.remediation)},\n      "rule": {s(finding.rule)}\n    }}'
+    )
+
+
 def render_json(result: Result) -> str:
-    """Machine-readable report: counts and every finding."""
-    payload = {
+    """Machine-readable report: counts and every finding (``json.dumps`` with ``indent=2`` and sorted
+    keys, then a line break; see the module docstring)."""
+    payload: dict[str, object] = {
         "files": result.files,
         "documents": result.documents,
         "errors": result.count("error"),
         "warnings": result.count("warning"),
-        "findings": [_as_dict(f) for f in result.sorted()],
+        "findings": [],
     }
     if result.target is not None:
         payload["target"] = dict(result.target)
-    return json.dumps(payload, indent=2, sort_keys=True) + "\n"
+    head = json.dumps(payload, indent=2, sort_keys=True)
+    findings = result.sorted()
+    if not findings:
+        return head + "\n"
+    # keys are sorted: the top-level "findings" is written before "target", the only other mapping
+    before, marker, after = head.partition('"findings": []')
+    assert marker, "the findings placeholder is always written"
+    body = ",\n".join(_finding_text(f) for f in findings)
+    return f'{before}"findings": [\n{body}\n  ]{after}\n'
