@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from trainops.findings import Finding, Issue, Level, Result
 from trainops.rules import RuleInfo, register
@@ -128,8 +129,7 @@ def validate_document(
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return locate_issues(document, raws, data)
     schema = registry.get(api_version, kind)
-    operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
-    deprecations = _deprecations(api_version, kind, registry.core.minor, operators)
+    deprecations = _deprecations_on(registry, api_version, kind)
     raws.extend(deprecations)
     if schema is None:
         removed = any(issue.level == "error" for issue in deprecations)
@@ -152,6 +152,26 @@ def validate_document(
         context.found.extend(check.run(context))
     raws.extend(context.found)
     return locate_issues(document, raws, data)
+
+
+#: The registry :func:`_deprecations_on` last answered for, and its answers by (apiVersion, kind).
+_LAST_REGISTRY: list[Any] = [None, {}]
+
+
+def _deprecations_on(registry: SchemaRegistry, api_version: str, kind: str) -> tuple[Issue, ...]:
+    """:func:`_deprecations` for ``registry``'s target, remembered per (apiVersion, kind) while the same
+    registry is in use (a run validates against one; its operators and minor do not change)."""
+    if _LAST_REGISTRY[0] is not registry:
+        _LAST_REGISTRY[:] = [registry, {}]
+    answers: dict[tuple[str, str], tuple[Issue, ...]] = _LAST_REGISTRY[1]
+    found = answers.get((api_version, kind))
+    if found is None:
+        operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
+        found = _deprecations(api_version, kind, registry.core.minor, operators)
+        if len(answers) >= 1024:
+            answers.clear()
+        answers[(api_version, kind)] = found
+    return found
 
 
 @lru_cache(maxsize=1024)

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Any, cast
 
 try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
     import ryml
@@ -62,6 +63,9 @@ _AMBIGUOUS_JSON = re.compile(
 #: Written quote first (each alternative checks what precedes the quote afterwards), so the search only
 #: stops at quotes: ``(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":`` matches the same texts.
 _RESERVED_JSON = re.compile(r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))')
+#: :data:`_AMBIGUOUS_JSON` or :data:`_RESERVED_JSON` in one pass: both start at a quote, so one search
+#: that tries both alternatives at each quote matches where either does (half the cost of two searches).
+_SCREEN_JSON = re.compile('"(?:' + _AMBIGUOUS_JSON.pattern[1:] + "|" + _RESERVED_JSON.pattern[1:] + ")")
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
 #: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
@@ -131,6 +135,70 @@ def _object_recording(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _float(text: str) -> float:
+    if "e" in text or "E" in text:  # PyYAML's YAML 1.1 reads 1e3 (no dot) as a string
+        raise ValueError(text)
+    return float(text)
+
+
+#: ``json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)``, its decoder made once
+#: (``json.loads`` with keyword arguments builds a new ``JSONDecoder`` per call).
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_recording, parse_float=_float)
+
+#: A JSON number token with a fraction or an exponent: after ``:``, ``[``, ``,``, white space or the
+#: start, before ``,``, ``]``, ``}``, white space or the end (where JSON puts every number token).
+#: Also found in some strings (``"--lr 0.5 --x"``), which only costs the slower decoder.
+_FLOAT_TOKEN = (
+    r"(?:^|[:\[, \t\n\r])-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)(?:[,\]} \t\n\r]|$)"
+)
+
+
+@cache
+def _float_token_in() -> Callable[[str], bool]:
+    """A search for :data:`_FLOAT_TOKEN`, compiled on first use: by jsonschema-rs (a JSON Schema
+    ``pattern``, run by Rust's regex crate, linear and many times faster than ``re`` here; the pattern
+    means the same in ECMA-262 and Python syntax), else by ``re`` (whose ``$`` also matches before a
+    final line break: a wider search, never a narrower one)."""
+    try:
+        import jsonschema_rs
+
+        return cast(Callable[[str], bool], jsonschema_rs.validator_for({"pattern": _FLOAT_TOKEN}).is_valid)
+    except Exception:  # pragma: no cover - jsonschema-rs is pinned
+        pattern = re.compile(_FLOAT_TOKEN)
+        return lambda text: pattern.search(text) is not None
+
+
+@cache
+def _jiter_from_json() -> Callable[..., Any] | None:
+    """``jiter.from_json``, imported on first use (start-up), or ``None`` without jiter."""
+    try:
+        import jiter
+    except ImportError:  # pragma: no cover - the dependency is pinned; the json module gives the same values
+        return None
+    return jiter.from_json
+
+
+def _decode(text: str) -> Any:
+    """``_DECODER.decode(text)``: the value of rapidyaml's JSON ``text``, with every mapping that has
+    duplicate keys recorded in :data:`_DUPLICATES` (the last value wins).
+
+    jiter (pydantic's JSON parser, in Rust) builds the same value without a Python call per object when
+    it can answer exactly: it raises ``ValueError`` on a duplicate key (``catch_duplicate_keys``,
+    comparing decoded keys) and on everything the json module rejects (control characters in strings,
+    invalid numbers, integers over Python's 4,300-digit limit), and its strings, integers, ``NaN`` and
+    ``Infinity`` are the json module's. A text that may hold a float (:data:`_FLOAT_TOKEN`), where
+    :func:`_float` must see the token, and anything jiter rejects (also escaped lone surrogates, which
+    the json module keeps) go to the json module, which records the duplicates.
+    """
+    from_json = _jiter_from_json()
+    if from_json is not None and not _float_token_in()(text):
+        try:
+            return from_json(text.encode("utf-8"), catch_duplicate_keys=True, cache_mode="keys")
+        except ValueError:
+            pass
+    return _DECODER.decode(text)
+
+
 class _Duplicate(ValueError):
     """A mapping with a duplicate key: the PyYAML path reports it with its position."""
 
@@ -147,12 +215,6 @@ def silence_stderr() -> None:
     os.dup2(devnull, 2)
     os.close(devnull)
     _SILENCED = True
-
-
-def _float(text: str) -> float:
-    if "e" in text or "E" in text:  # PyYAML's YAML 1.1 reads 1e3 (no dot) as a string
-        raise ValueError(text)
-    return float(text)
 
 
 def fast_value(chunk: str) -> tuple[bool, Any]:
@@ -214,11 +276,11 @@ def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | No
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
         return False, None, [], None
-    if _AMBIGUOUS_JSON.search(text) or _RESERVED_JSON.search(text):
+    if _SCREEN_JSON.search(text):
         return False, None, [], None
     _DUPLICATES.clear()
     try:
-        value = json.loads(text, object_pairs_hook=_object_recording, parse_float=_float)
+        value = _decode(text)
     except ValueError:  # exponent floats, or a scalar JSON cannot hold (e.g. 1.)
         return False, None, [], None
     if not _DUPLICATES:

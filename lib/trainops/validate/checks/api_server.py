@@ -255,20 +255,44 @@ def _check_name_length(obj: dict[str, Any], key: tuple[str, str], name: str, iss
         )
 
 
+#: Label keys and values, and annotation keys, that passed their check (labels repeat across documents:
+#: a set lookup per label instead of a memoised call); cleared when large.
+_GOOD_LABEL_KEYS: set[str] = set()
+_GOOD_LABEL_VALUES: set[str] = set()
+_GOOD_ANNOTATION_KEYS: set[str] = set()
+_GOOD_MAX = 1 << 16
+
+
+def _known_good(labels: dict[Any, Any]) -> bool:
+    """Whether every key and value of ``labels`` passed :func:`_check_labels` before (then it finds
+    nothing again: the checks depend on the strings only)."""
+    try:
+        return labels.keys() <= _GOOD_LABEL_KEYS and _GOOD_LABEL_VALUES.issuperset(labels.values())
+    except TypeError:  # an unhashable value: checked one by one
+        return False
+
+
 def _check_labels(labels: Any, parts: Parts, what: str, issues: list[Issue], templated: bool) -> None:
     """``ValidateLabels`` (apimachinery ``pkg/apis/meta/v1/validation``): keys are qualified names,
     values valid label values. Also used for nodeSelector and Service selectors."""
-    if not isinstance(labels, dict):
+    if not isinstance(labels, dict) or _known_good(labels):
         return
+    if len(_GOOD_LABEL_KEYS) > _GOOD_MAX or len(_GOOD_LABEL_VALUES) > _GOOD_MAX:
+        _GOOD_LABEL_KEYS.clear()
+        _GOOD_LABEL_VALUES.clear()
     for label_key, value in labels.items():
         if not isinstance(label_key, str) or (templated and "${" in label_key):
             continue
         problem = qualified_name_problem(label_key)
         if problem:
             issues.append(_issue((*parts, label_key), f"{what} key {_q(label_key)} {problem}", "label-key"))
+        else:
+            _GOOD_LABEL_KEYS.add(label_key)
         if isinstance(value, str) and not (templated and "${" in value):
             problem = label_value_problem(value)
-            if problem:
+            if not problem:
+                _GOOD_LABEL_VALUES.add(value)
+            else:
                 issues.append(
                     _issue(
                         (*parts, label_key),
@@ -283,8 +307,10 @@ def _check_annotations(
 ) -> None:
     """``ValidateAnnotations`` (apimachinery ``pkg/api/validation/objectmeta.go``): keys are qualified
     names once lower-cased; keys and values together are at most 262144 bytes."""
-    if not isinstance(annotations, dict):
+    if not isinstance(annotations, dict) or _known_good_annotations(annotations):
         return
+    if len(_GOOD_ANNOTATION_KEYS) > _GOOD_MAX:
+        _GOOD_ANNOTATION_KEYS.clear()
     total = 0
     for annotation_key, value in annotations.items():
         if not isinstance(annotation_key, str):
@@ -295,7 +321,9 @@ def _check_annotations(
         if templated and "${" in annotation_key:
             continue
         problem = qualified_name_problem(annotation_key.lower())
-        if problem:
+        if not problem:
+            _GOOD_ANNOTATION_KEYS.add(annotation_key)
+        else:
             issues.append(
                 _issue(
                     (*parts, annotation_key), f"{what} key {_q(annotation_key)} {problem}", "annotation-key"
@@ -309,6 +337,18 @@ def _check_annotations(
                 "annotations-size",
             )
         )
+
+
+def _known_good_annotations(annotations: dict[Any, Any]) -> bool:
+    """Whether every key of ``annotations`` passed :func:`_check_annotations` before and the keys and
+    values are surely within the size limit (at most 4 UTF-8 bytes per character): then it finds nothing."""
+    if not annotations.keys() <= _GOOD_ANNOTATION_KEYS:
+        return False
+    try:
+        chars = sum(map(len, annotations)) + sum(map(len, annotations.values()))
+    except TypeError:  # a value that is not a string: counted one by one
+        return False
+    return 4 * chars <= ANNOTATIONS_MAX_BYTES
 
 
 def port_name_problem(value: str) -> str | None:

@@ -318,6 +318,8 @@ def _walk(node: _Node, value: Any, path: list[str | int], out: list[Issue]) -> N
 
 
 def _duplicates(keys: MapKeys, items: list[Any], path: list[str | int], out: list[Issue]) -> None:
+    if _distinct(keys, items):
+        return
     first: dict[tuple[Any, ...], int] = {}
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -347,6 +349,38 @@ def _duplicates(keys: MapKeys, items: list[Any], path: list[str | int], out: lis
                 )
             else:
                 first[token] = index
+
+
+def _distinct(keys: MapKeys, items: list[Any]) -> bool:
+    """Whether every mapping of ``items`` has key values that are strings or integers (after
+    defaulting), all different: then :func:`_duplicates` finds nothing (its fast pre-test).
+
+    For strings and integers other than ``bool``, equal values are exactly equal :func:`_token`s;
+    anything else (a missing key, ``null``, floats, bools, objects) answers ``False``, and the
+    duplicates are then looked for item by item."""
+    seen: set[Any] = set()
+    names = keys.names
+    if len(names) == 1:
+        name = names[0]
+        for item in items:
+            if isinstance(item, dict):
+                value = item.get(name)
+                if type(value) is not str or value in seen:
+                    return False
+                seen.add(value)
+        return True
+    for item in items:
+        if isinstance(item, dict):
+            values = tuple(
+                item.get(name, default) for name, default in zip(names, keys.defaults, strict=True)
+            )
+            for value in values:
+                if type(value) is not str and type(value) is not int:
+                    return False
+            if values in seen:
+                return False
+            seen.add(values)
+    return True
 
 
 def _token(value: Any) -> tuple[str, Any]:

@@ -42,6 +42,7 @@ from trainops.credentials import (
     walk_strings,
 )
 from trainops.findings import Issue
+from trainops.kinds import pod_templates
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -82,7 +83,7 @@ def check(context: DocumentContext) -> Iterator[Issue]:
 def _may_name_secret(context: DocumentContext, text: str) -> bool:
     """Whether an env entry or a ConfigMap key of the document (JSON text ``text``) may be named like a
     credential (the test by name of :func:`_problem`); ``False`` is exact."""
-    if '"env"' in text and json_may_name_secret(text) and _literal_env_named_secret(context.data):
+    if '"env"' in text and json_may_name_secret(text) and _literal_env_named_secret(context.data, text):
         return True
     if context.kind == "ConfigMap":
         entries = context.data.get("data")
@@ -90,20 +91,25 @@ def _may_name_secret(context: DocumentContext, text: str) -> bool:
     return False
 
 
-def _literal_env_named_secret(data: Any) -> bool:
+def _literal_env_named_secret(data: Any, text: str | None = None) -> bool:
     """Whether some ``env`` list below ``data`` has an entry whose string ``value`` and ``name`` pass
-    :func:`~trainops.credentials.secret_like` (a walk over collections only, without paths)."""
+    :func:`~trainops.credentials.secret_like` (a walk over collections only, without paths).
+
+    With ``text``, rapidyaml's JSON of ``data``, the containers' ``env`` lists of the pod templates are
+    looked at first: when they are as many as the ``"env": [`` in ``text`` (rapidyaml writes every
+    ``env`` member holding a list so; a string or a repeated key can only add to the count), they are
+    all the ``env`` lists of ``data`` and the walk over the whole document is not needed."""
+    if text is not None:
+        lists = _container_env_lists(data)
+        if len(lists) == text.count('"env": ['):
+            return any(_named_secret(env) for env in lists)
     stack = [data]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             env = node.get("env")
-            if isinstance(env, list):
-                for entry in env:
-                    if isinstance(entry, dict):
-                        name, value = entry.get("name"), entry.get("value")
-                        if isinstance(name, str) and isinstance(value, str) and secret_like(name, value):
-                            return True
+            if isinstance(env, list) and _named_secret(env):
+                return True
             for child in node.values():
                 if isinstance(child, dict | list):
                     stack.append(child)
@@ -112,6 +118,35 @@ def _literal_env_named_secret(data: Any) -> bool:
                 if isinstance(child, dict | list):
                     stack.append(child)
     return False
+
+
+def _named_secret(env: list[Any]) -> bool:
+    """Whether an entry of the ``env`` list has a string ``value`` and a ``name`` that pass
+    :func:`~trainops.credentials.secret_like`."""
+    for entry in env:
+        if isinstance(entry, dict):
+            name, value = entry.get("name"), entry.get("value")
+            if isinstance(name, str) and isinstance(value, str) and secret_like(name, value):
+                return True
+    return False
+
+
+def _container_env_lists(data: Any) -> list[list[Any]]:
+    """The ``env`` lists of the containers, init and ephemeral containers of every pod template of
+    ``data`` (:func:`~trainops.kinds.pod_templates`), each once."""
+    found: dict[int, list[Any]] = {}
+    for site in pod_templates(data):
+        for field in _CONTAINER_FIELDS:
+            containers = site.spec.get(field)
+            if isinstance(containers, list):
+                for container in containers:
+                    env = container.get("env") if isinstance(container, dict) else None
+                    if isinstance(env, list):
+                        found[id(env)] = env
+    return list(found.values())
+
+
+_CONTAINER_FIELDS = ("containers", "initContainers", "ephemeralContainers")
 
 
 def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object, detect: bool) -> str | None:
