@@ -42,6 +42,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.policy.argocd import APPLICATION_KINDS, app_spec, sources
+from trainops.policy.pods import as_dict, as_list, dig
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -78,12 +79,14 @@ def _targets(obj: dict[str, Any], cluster: str | None) -> bool:
     if cluster is None or obj.get("kind") != "ApplicationSet":
         return True
     named: set[str] = set()
-    for generator in _cluster_generators(obj.get("spec", {}).get("generators", [])):
-        selector = generator.get("selector") or {}
-        for expression in selector.get("matchExpressions") or []:
+    for generator in _cluster_generators(dig(obj, "spec", "generators")):
+        selector = as_dict(generator.get("selector"))
+        for expression in as_list(selector.get("matchExpressions")):
+            if not isinstance(expression, dict):
+                continue
             if expression.get("key") == CLUSTER_LABEL and expression.get("operator") == "In":
-                named.update(str(v) for v in expression.get("values") or [])
-        label = (selector.get("matchLabels") or {}).get(CLUSTER_LABEL)
+                named.update(str(v) for v in as_list(expression.get("values")))
+        label = as_dict(selector.get("matchLabels")).get(CLUSTER_LABEL)
         if isinstance(label, str):
             named.add(label)
     return not named or cluster in named

@@ -1,11 +1,12 @@
 """No rule raises on values of the wrong type (the schema check reports those): every field of every
-failing fixture is replaced in turn by a string, a number, a list and a mapping, and the whole pack
+failing fixture is replaced in turn by a string, a number, a list, a mapping and null, and the whole pack
 runs over each variant (a property over the real fixtures, one fixture per test)."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = PolicyRun(PACK, load_config(PACK, REPO / "policies" / "default.yaml"), FACTS)
-WRONG_TYPES: tuple[Any, ...] = ("x", 7, [], {})
+WRONG_TYPES: tuple[Any, ...] = ("x", 7, [], {}, None)
 
 
 def _paths(node: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
@@ -55,3 +56,22 @@ def test_no_rule_raises_on_wrong_types(fixture: Path) -> None:
     assert variants
     for variant in variants:
         run_policies([variant], RUN)  # raises RuleFailure naming the rule on a crash
+
+
+EXAMPLES = REPO.parent / "shared" / "examples"
+#: A protected, named cluster: the facts under which rules such as pinned-revision read the most.
+PROTECTED = replace(FACTS, cluster="gpu-prod", protected=True)
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
+def test_no_rule_raises_on_upstream_examples(folder: str) -> None:
+    """Upstream manifests as users have them (e.g. an Argo CD docs ApplicationSet with ``spec:`` left
+    null) never make a rule raise, on a protected cluster."""
+    documents = [
+        d
+        for path in sorted((EXAMPLES / folder).rglob("*.yaml"))
+        for d in stream_text(path.read_text(encoding="utf-8"), str(path))
+        if isinstance(d, Document)
+    ]
+    assert documents
+    run_policies(documents, replace(RUN, facts=PROTECTED))  # raises RuleFailure naming the rule
