@@ -72,7 +72,7 @@ class Options:
         sizes: corpus sizes (documents). Default: 10,000 and 100,000.
         peer_sample: documents of the smallest corpus given to kubernetes-validate (rounded up to
             whole files). Default: 1,000.
-        startup_runs: measured start-up runs per tool (the median is reported). Default: 5.
+        startup_runs: measured start-up runs per tool (the median is reported). Default: 11.
         workers: ``--workers`` for trainops. Default: its own (all CPUs).
         check: exit 1 when a target fails.
         out: output directory. Default: ``bench/out``.
@@ -80,7 +80,7 @@ class Options:
 
     sizes: tuple[int, ...] = (10_000, 100_000)
     peer_sample: int = 1000
-    startup_runs: int = 5
+    startup_runs: int = 11
     workers: int | None = None
     check: bool = False
     out: Path = OUT
