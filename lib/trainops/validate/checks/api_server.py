@@ -654,20 +654,32 @@ def _check_resources(
     hugepages) requests == limits and no request without a limit."""
     limits = resources.get("limits")
     requests = resources.get("requests")
-    parsed_limits: dict[str, Fraction] = {}
+    parsed_limits: dict[str, Fraction | int] = {}
     if isinstance(limits, dict):
         for name, raw in limits.items():
-            value = _check_resource_entry(name, raw, (*parts, "limits"), "limits", label, issues, templated)
-            if value is not None:
-                parsed_limits[name] = value
+            # Fast path: an entry seen before with nothing to report (same result as the slow path).
+            facts = _clean_entry(name, raw) if type(name) is str and type(raw) in _PLAIN else None
+            if facts is not None:
+                parsed_limits[name] = facts[0]
+                continue
+            parsed = _check_resource_entry(name, raw, (*parts, "limits"), "limits", label, issues, templated)
+            if parsed is not None:
+                parsed_limits[name] = parsed
     if not isinstance(requests, dict) or (limits is not None and not isinstance(limits, dict)):
         return
     limit_names: dict[str, Any] = limits or {}
     for name, raw in requests.items():
-        value = _check_resource_entry(name, raw, (*parts, "requests"), "requests", label, issues, templated)
-        if not isinstance(name, str):
-            continue
-        overcommit = _overcommit_allowed(name)
+        facts = _clean_entry(name, raw) if type(name) is str and type(raw) in _PLAIN else None
+        value: Fraction | int | None
+        if facts is not None:
+            value, overcommit = facts
+        else:
+            value = _check_resource_entry(
+                name, raw, (*parts, "requests"), "requests", label, issues, templated
+            )
+            if not isinstance(name, str):
+                continue
+            overcommit = _overcommit_allowed(name)
         if name in limit_names:
             limit = parsed_limits.get(name)
             if value is None or limit is None:
@@ -738,6 +750,28 @@ def _check_resource_entry(
             )
         )
     return value
+
+
+_PLAIN: Final = frozenset({str, int, float})
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _clean_entry(name: str, raw: str | int | float) -> tuple[Fraction | int, bool] | None:
+    """``(value, overcommit allowed)`` of a ``limits``/``requests`` entry for which
+    :func:`_check_resource_entry` reports nothing (whatever the label, side or templating: a
+    templated ``${...}`` value is never a quantity), else ``None`` (then the caller takes the slow
+    path). The value is an ``int`` when whole (cheap exact comparisons), else the ``Fraction``.
+    Pure, so cached: manifests repeat the same few entries ("cpu": "500m", "memory": "2Gi")."""
+    if _resource_name_problem(name) is not None:
+        return None
+    value = quantity_value(raw)
+    if value is None or value < 0:
+        return None
+    if value.denominator != 1:
+        if _is_extended(name):
+            return None
+        return value, _overcommit_allowed(name)
+    return int(value), _overcommit_allowed(name)
 
 
 @lru_cache(maxsize=4096)
