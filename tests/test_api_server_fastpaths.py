@@ -141,3 +141,17 @@ def test_check_resources_reports_what_it_reported_before(limits: Any, requests: 
     slow: list[Issue] = []
     _original_check_resources(resources, parts, 'container "c"', slow, templated)
     assert fast == slow
+
+
+@EXAMPLES
+@given(parts=st.lists(st.one_of(st.text(max_size=8), st.integers(0, 20)), max_size=8).map(tuple))
+def test_dotted_cache_answers_what_the_function_does(parts: a.Parts) -> None:
+    first = a._dotted(parts)
+    assert (first, a._dotted(parts)) == (a._dotted.__wrapped__(parts),) * 2
+
+
+@EXAMPLES
+@given(name=st.one_of(NAMES, st.text(max_size=70), st.from_regex(r"[a-z0-9-]{60,70}", fullmatch=True)))
+def test_cached_container_name_check_is_the_dns1123_label_check(name: str) -> None:
+    first = a._dns1123_label_problem(name)
+    assert (first, a._dns1123_label_problem(name)) == (a.DNS1123_LABEL.problem(name),) * 2

@@ -505,7 +505,7 @@ def _check_member_name(
     """A container or volume name: a DNS-1123 label (``ValidateDNS1123Label``) and unique in the
     pod (``validateContainers``/``ValidateVolumes``: "Duplicate value"); ``seen`` maps names to
     where they first appear. Returns whether ``name`` is new (the caller records it)."""
-    problem = DNS1123_LABEL.problem(name)
+    problem = _dns1123_label_problem(name)
     if problem:
         issues.append(_issue(parts, f"{what} name {_q(name)} {problem}", DNS1123_LABEL.keyword))
     if name in seen:
@@ -514,6 +514,12 @@ def _check_member_name(
         )
         return False
     return True
+
+
+@lru_cache(maxsize=4096)
+def _dns1123_label_problem(name: str) -> str | None:
+    """``DNS1123_LABEL.problem(name)``, cached: pods repeat the same container and volume names."""
+    return DNS1123_LABEL.problem(name)
 
 
 def _check_container(
@@ -533,8 +539,9 @@ def _check_container(
     label = "container"
     if isinstance(name, str) and not (templated and "${" in name):
         label = f"container {_q(name)}"
-        if _check_member_name("container", name, (*parts, "name"), container_names, _dotted(parts), issues):
-            container_names[name] = _dotted(parts)
+        where = _dotted(parts)
+        if _check_member_name("container", name, (*parts, "name"), container_names, where, issues):
+            container_names[name] = where
     ports = container.get("ports")
     if isinstance(ports, list):
         _check_container_ports(ports, (*parts, "ports"), label, port_names, issues, templated)
@@ -1103,7 +1110,9 @@ def _key(name: str) -> str:
     return name if name.replace("-", "").isalnum() else _q(name)
 
 
+@lru_cache(maxsize=4096)
 def _dotted(parts: Parts) -> str:
+    """``parts`` as a dotted path (``spec.containers[0]``); cached: documents repeat the same paths."""
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
