@@ -74,6 +74,7 @@ def test_parallel_policy_equals_serial(monkeypatch: pytest.MonkeyPatch, workers:
     run = policy_run()
     serial = policy_check(files, run)
     monkeypatch.setattr(engine, "PARALLEL_DOCUMENTS", 0)
+    monkeypatch.setattr(engine, "SHARE_BLOCK", 3)  # every process takes several interleaved blocks
     parallel = policy_check(files, run, workers=workers)
     assert parallel.findings == serial.findings  # same findings in the same order
     assert len(serial.findings) > len(files)

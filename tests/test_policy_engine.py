@@ -564,3 +564,15 @@ def test_a_rule_yielding_another_rules_issue_is_a_rule_failure() -> None:
         RuleFailure, match="policy rule no-privileged yielded an issue of rule 'no-host-path'"
     ):
         run_policies(_documents(PRIVILEGED_POD.format(annotations="{}")), run)
+
+
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 2000, 2049])
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_shares_partition_the_documents_in_blocks(count: int, parts: int) -> None:
+    from trainops.policy.engine import SHARE_BLOCK, _share
+
+    shares = [_share(count, part, parts) for part in range(parts)]
+    assert sorted(i for share in shares for i in share) == list(range(count))
+    for part, share in enumerate(shares):
+        assert share == sorted(share)
+        assert all((i // SHARE_BLOCK) % parts == part for i in share)

@@ -48,7 +48,8 @@ def group_kind(obj: Any) -> GroupKind | None:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return None
-    return group_of(api_version), kind
+    group, slash, _ = api_version.rpartition("/")  # group_of, inlined: called per rule and object
+    return (group if slash else ""), kind
 
 
 # --- kind groups ---------------------------------------------------------------------------------

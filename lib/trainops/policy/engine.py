@@ -60,7 +60,8 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
     chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
     config's rule order, whichever kind of rule found them. With ``workers > 1`` and at least
     :data:`PARALLEL_DOCUMENTS` documents, the single-object rules, waivers and positions run in that
-    many processes (forked after the cross-object rules); the findings are those of a serial run.
+    many processes (forked after the cross-object rules, each taking interleaved blocks of documents);
+    the findings are those of a serial run.
 
     Raises:
         RuleFailure: a rule raised.
@@ -83,11 +84,11 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
             for index, issue in located:
                 found[index].append((position, _own(rule_id, issue)))
 
-    def finish(lo: int, hi: int) -> list[Finding]:
-        """Single-object rules, waivers and positions for documents ``lo..hi``."""
+    def finish(indices: Sequence[int]) -> list[list[Finding]]:
+        """Single-object rules, waivers and positions for the documents at ``indices`` (one list each)."""
         dispatch: dict[GroupKind | None, list[_Single]] = {}
-        out: list[Finding] = []
-        for index in range(lo, hi):
+        out: list[list[Finding]] = []
+        for index in indices:
             obj, key = objects[index], objects.kinds[index]
             todo = dispatch.get(key)
             if todo is None:
@@ -101,28 +102,47 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
             finally:
                 hold(None)
             ranked = sorted(found[index], key=_position)  # stable: a rule's own issues keep their order
-            out.extend(_finish(docs[index], obj, [issue for _, issue in ranked], run))
+            out.append(_finish(docs[index], obj, [issue for _, issue in ranked], run))
         return out
 
     if workers < 2 or len(docs) < PARALLEL_DOCUMENTS:
-        findings = finish(0, len(docs))
+        findings = [f for one in finish(range(len(docs))) for f in one]
     else:
-        # The rest in forked processes (each a copy of this one: documents, cross-object issues), one
-        # slice each; this process takes the first slice.
-        bounds = [len(docs) * part // workers for part in range(workers + 1)]
-        children = [start(finish, bounds[part], bounds[part + 1]) for part in range(1, workers)]
+        # The rest in forked processes (each a copy of this one: documents, cross-object issues); this
+        # process takes the first share. Shares interleave blocks of documents, so that each gets some
+        # of every part of the input (kinds cost very differently: custom resources often come last).
+        shares = [_share(len(docs), part, workers) for part in range(workers)]
+        children = [start(finish, shares[part]) for part in range(1, workers)]
         try:
-            findings = finish(bounds[0], bounds[1])
+            per_share = [finish(shares[0])]
         except BaseException:
             for child in children:
                 child.cancel()
             raise
-        for child in children:
-            findings.extend(child.result())
+        per_share.extend(child.result() for child in children)
+        by_index: list[list[Finding]] = [[] for _ in docs]
+        for share, lists in zip(shares, per_share, strict=True):
+            for index, one in zip(share, lists, strict=True):
+                by_index[index] = one
+        findings = [f for one in by_index for f in one]
     from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
 
     findings.extend(run_user_policies(docs, run.pack.directory))
     return findings
+
+
+#: Documents per block when the per-document work is shared among processes (:func:`_share`).
+SHARE_BLOCK = 64
+
+
+def _share(count: int, part: int, parts: int) -> list[int]:
+    """The document indices process ``part`` of ``parts`` takes among ``count`` documents: every
+    ``parts``-th block of :data:`SHARE_BLOCK` documents, starting with block ``part``."""
+    return [
+        i
+        for start in range(part * SHARE_BLOCK, count, parts * SHARE_BLOCK)
+        for i in range(start, min(start + SHARE_BLOCK, count))
+    ]
 
 
 @dataclass(frozen=True)
