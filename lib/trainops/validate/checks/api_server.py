@@ -494,6 +494,9 @@ def _check_volumes(volumes: Any, parts: Parts, issues: list[Issue], templated: b
         if templated and "${" in name:
             unknown = True
             continue
+        if name not in names and _dns1123_label_problem(name) is None:  # nothing to report
+            names[name] = f"volumes[{index}]"
+            continue
         if _check_member_name("volume", name, (*parts, index, "name"), names, f"volumes[{index}]", issues):
             names[name] = f"volumes[{index}]"
     return None if unknown else set(names)
