@@ -316,25 +316,53 @@ def compile_error(source: str) -> str:
     return _compile(source).error
 
 
-_VALUES: dict[int, tuple[Mapping[str, Any], Any]] = {}
 _VALUES_MAX = 2048
-#: Outcomes of ``per_object`` variables: (id of the object value, expression) -> (value, outcome).
-_PER_OBJECT: dict[tuple[int, str], tuple[Any, Any]] = {}
+#: What :meth:`_ByIdentity.get` returns for an object it does not hold.
+_MISSING: Any = object()
+
+
+class _ByIdentity:
+    """Values derived from objects that are never modified (loaded objects, their CEL values), kept by
+    the object's identity and a tag: several rules evaluate the same object in a row. Each entry holds
+    its object, so an ``id`` is not reused while the entry lives; past :data:`_VALUES_MAX` entries all
+    are dropped."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, Any], tuple[Any, Any]] = {}
+
+    def get(self, obj: Any, tag: Any = None) -> Any:
+        """The value kept for ``obj`` and ``tag`` (hashable), or :data:`_MISSING`."""
+        held = self._entries.get((id(obj), tag))
+        return held[1] if held is not None and held[0] is obj else _MISSING
+
+    def put(self, obj: Any, value: Any, tag: Any = None) -> None:
+        """Keep ``value`` for ``obj`` and ``tag``."""
+        if len(self._entries) >= _VALUES_MAX:
+            self._entries.clear()
+        self._entries[(id(obj), tag)] = (obj, value)
+
+    def clear(self) -> None:
+        """Drop every entry."""
+        self._entries.clear()
+
+
+#: :func:`object_value` of each object.
+_VALUES = _ByIdentity()
+#: Outcomes of ``per_object`` variables, by object value and expression.
+_PER_OBJECT = _ByIdentity()
 
 
 def object_value(obj: Mapping[str, Any]) -> Any:
     """``object`` as the API server's CEL sees it (plain data, nulls pruned; for built-in kinds also
     empty maps and lists). Several rules evaluate the same object in a row, so the last
     :data:`_VALUES_MAX` conversions are kept by identity (rules never modify objects)."""
-    cached = _VALUES.get(id(obj))
-    if cached is not None and cached[0] is obj:
-        return cached[1]
+    value = _VALUES.get(obj)
+    if value is not _MISSING:
+        return value
     _INEXACT[0] = False
     value = _cel_data(obj, built_in(obj))
-    if len(_VALUES) >= _VALUES_MAX:
-        _VALUES.clear()
-    _VALUES[id(obj)] = (obj, value)
-    _remember_exact(value, not _INEXACT[0])
+    _VALUES.put(obj, value)
+    _EXACT.put(value, not _INEXACT[0])
     return value
 
 
@@ -416,7 +444,8 @@ def _cel_data(raw: Any, drop_empty: bool) -> Any:
 #: What a :attr:`Variable.native` function returns when the expression must be evaluated instead.
 NOT_NATIVE: Any = object()
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_EXACT: dict[int, tuple[Any, bool]] = {}
+#: :func:`cel_exact` of each object value.
+_EXACT = _ByIdentity()
 
 
 def cel_exact(value: Any) -> bool:
@@ -428,18 +457,11 @@ def cel_exact(value: Any) -> bool:
     conversion takes any depth that :func:`object_value` (Python recursion) takes. Memoised by
     identity, as :func:`object_value`, which records it while converting (then values that came from
     other types, such as mapping subclasses or tuples, count as not exact)."""
-    cached = _EXACT.get(id(value))
-    if cached is not None and cached[0] is value:
-        return cached[1]
-    exact = _exact_list([value])
-    _remember_exact(value, exact)
-    return exact
-
-
-def _remember_exact(value: Any, exact: bool) -> None:
-    if len(_EXACT) >= _VALUES_MAX:
-        _EXACT.clear()
-    _EXACT[id(value)] = (value, exact)
+    exact = _EXACT.get(value)
+    if exact is _MISSING:
+        exact = _exact_list([value])
+        _EXACT.put(value, exact)
+    return bool(exact)
 
 
 def _exact_map(value: dict[Any, Any]) -> bool:
@@ -508,21 +530,17 @@ def request_of(obj: Mapping[str, Any], resource: str = "") -> dict[str, Any]:
     }
 
 
-#: :func:`request_of` by (id of the object value, resource) -> (object value, request).
-_REQUESTS: dict[tuple[int, str], tuple[Any, dict[str, Any]]] = {}
+#: :func:`request_of` by object value and resource.
+_REQUESTS = _ByIdentity()
 
 
 def _request(value: Any, resource: str) -> dict[str, Any]:
     """:func:`request_of` ``value``, the same dictionary for the same object value (so activations
     binding ``request`` are reused across rules, :func:`_activation`)."""
-    key = (id(value), resource)
-    cached = _REQUESTS.get(key)
-    if cached is not None and cached[0] is value:
-        return cached[1]
-    request = request_of(value, resource)
-    if len(_REQUESTS) >= _VALUES_MAX:
-        _REQUESTS.clear()
-    _REQUESTS[key] = (value, request)
+    request: dict[str, Any] = _REQUESTS.get(value, resource)
+    if request is _MISSING:
+        request = request_of(value, resource)
+        _REQUESTS.put(value, request, resource)
     return request
 
 
@@ -601,20 +619,15 @@ class Program:
         values: dict[str, Any] = {}
         for variable in self.variables:
             bindings["variables"] = dict(values)
-            key = (id(value), variable.expression)
-            memo = _PER_OBJECT.get(key) if variable.per_object else None
-            if memo is not None and memo[0] is value:
-                outcome = memo[1]
-            else:
+            outcome = _PER_OBJECT.get(value, variable.expression) if variable.per_object else _MISSING
+            if outcome is _MISSING:
                 outcome = NOT_NATIVE
                 if variable.native is not None and variable.per_object:
                     outcome = variable.native(value, values)
                 if outcome is NOT_NATIVE:
                     outcome = self._guarded(variable.expression, bindings, failed)
                 if variable.per_object:
-                    if len(_PER_OBJECT) >= _VALUES_MAX:
-                        _PER_OBJECT.clear()
-                    _PER_OBJECT[key] = (value, outcome)
+                    _PER_OBJECT.put(value, outcome, variable.expression)
             if isinstance(outcome, _Failed):
                 failed[variable.name] = outcome.detail
             else:

@@ -54,6 +54,7 @@ from trainops.kinds import (
     POD_TEMPLATE_SITES,
     GroupKind,
     group_kind,
+    walk,
 )
 from trainops.policy.admission import (
     NOT_NATIVE,
@@ -233,7 +234,8 @@ def pod_variables(key: GroupKind) -> tuple[Variable, ...]:
 # rules. On an object that converts exactly (admission.cel_exact) the walks below give the same values
 # (the CEL of _walk and CONTAINERS_EXPRESSION, step by step); the rules' own expressions still run in
 # CEL. Pod specs under a mapping (EACH_VALUE) come in the mapping's order, where CEL iterates in its
-# own order: findings are sorted, so the report does not change.
+# own order: findings are sorted, so the report does not change. On exact values (no nulls, plain
+# dicts and lists) trainops.kinds.walk steps exactly as _walk's tests do.
 
 _KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # _key_piece's RE2 '^...$' matches the whole key
 
@@ -249,31 +251,23 @@ def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] 
     def pod_specs(value: Any, variables: Mapping[str, Any]) -> Any:
         if not cel_exact(value):
             return NOT_NATIVE
-        found: list[dict[str, Any]] = []
-        for steps in paths:
-            _pod_specs_at(value, "$", steps, found)
-        return found
+        return [
+            {"path": _cel_path(parts), "spec": node, "templated": False}
+            for steps in paths
+            for node, parts in walk(value, steps)
+            if type(node) is dict  # _pod_leaf: only a map is a pod spec
+        ]
 
     return pod_specs
 
 
-def _pod_specs_at(node: Any, path: str, steps: tuple[str, ...], found: list[dict[str, Any]]) -> None:
-    """:func:`_walk` with :func:`_pod_leaf` ``(False)``: the mappings at ``steps`` below ``node``."""
-    while steps and steps[0] != EACH_VALUE and steps[0] != EACH_ITEM:
-        if type(node) is not dict or steps[0] not in node:
-            return
-        node, path, steps = node[steps[0]], path + _field_text(steps[0]), steps[1:]
-    if not steps:
-        if type(node) is dict:
-            found.append({"path": path, "spec": node, "templated": False})
-    elif steps[0] == EACH_VALUE:
-        if type(node) is dict:
-            for name, item in node.items():
-                piece = "." + name if _KEY_TEXT.fullmatch(name) else "['" + name + "']"
-                _pod_specs_at(item, path + piece, steps[1:], found)
-    elif type(node) is list:
-        for index, item in enumerate(node):
-            _pod_specs_at(item, f"{path}[{index}]", steps[1:], found)
+def _cel_path(parts: tuple[str | int, ...]) -> str:
+    """The path text the CEL of :func:`_walk` builds for ``parts`` (:func:`_field_piece` and
+    :func:`_key_piece`: names are not escaped, unlike :func:`trainops.findings.json_path`)."""
+    return "$" + "".join(
+        f"[{part}]" if isinstance(part, int) else "." + part if _KEY_TEXT.fullmatch(part) else f"['{part}']"
+        for part in parts
+    )
 
 
 def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
