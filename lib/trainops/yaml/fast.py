@@ -26,7 +26,9 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, cast
+from typing import Any
+
+from trainops.textsearch import searcher
 
 try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
     import ryml
@@ -155,17 +157,9 @@ _FLOAT_TOKEN = (
 
 @cache
 def _float_token_in() -> Callable[[str], bool]:
-    """A search for :data:`_FLOAT_TOKEN`, compiled on first use: by jsonschema-rs (a JSON Schema
-    ``pattern``, run by Rust's regex crate, linear and many times faster than ``re`` here; the pattern
-    means the same in ECMA-262 and Python syntax), else by ``re`` (whose ``$`` also matches before a
-    final line break: a wider search, never a narrower one)."""
-    try:
-        import jsonschema_rs
-
-        return cast(Callable[[str], bool], jsonschema_rs.validator_for({"pattern": _FLOAT_TOKEN}).is_valid)
-    except Exception:  # pragma: no cover - jsonschema-rs is pinned
-        pattern = re.compile(_FLOAT_TOKEN)
-        return lambda text: pattern.search(text) is not None
+    """A search for :data:`_FLOAT_TOKEN` (:func:`trainops.textsearch.searcher`, Rust's regex crate),
+    made on first use."""
+    return searcher(_FLOAT_TOKEN)
 
 
 @cache

@@ -23,9 +23,10 @@ import re
 import resource
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
+from trainops.textsearch import searcher
 
 if TYPE_CHECKING:
     import yaml
@@ -105,18 +106,9 @@ def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
 
 @cache
 def _wide_prefix_in(wide: int) -> Callable[[str], bool]:
-    """A search for a line of a text that starts with ``wide`` block-prefix characters, compiled once
-    per width: by jsonschema-rs (a JSON Schema ``pattern``, run by Rust's regex crate, linear and
-    several times faster than ``re`` here; the pattern means the same in ECMA-262 and Python syntax:
-    ``^`` is the start of the text), else by ``re``."""
-    pattern = "(?:^|\n)[ \t?-]{" + str(wide) + "}"
-    try:
-        import jsonschema_rs
-
-        return cast(Callable[[str], bool], jsonschema_rs.validator_for({"pattern": pattern}).is_valid)
-    except Exception:  # pragma: no cover - jsonschema-rs is pinned; re gives the same answers
-        compiled = re.compile(pattern)
-        return lambda text: compiled.search(text) is not None
+    """A search for a line of a text that starts with ``wide`` block-prefix characters, made once per
+    width (:func:`trainops.textsearch.searcher`, Rust's regex crate)."""
+    return searcher("(?:^|\n)[ \t?-]{" + str(wide) + "}")
 
 
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:
