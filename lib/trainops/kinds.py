@@ -33,6 +33,8 @@ Parts = tuple[str | int, ...]
 EACH_VALUE: Final = "*"
 #: In a :class:`TemplateSite` path: every item of a list.
 EACH_ITEM: Final = "[]"
+#: Container lists of a pod spec (``core/v1`` ``PodSpec``), in the order findings report them.
+CONTAINER_FIELDS: Final = ("initContainers", "containers", "ephemeralContainers")
 
 
 def group_of(api_version: str) -> str:

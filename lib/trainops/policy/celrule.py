@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainops.findings import Issue
 from trainops.kinds import (
+    CONTAINER_FIELDS,
     EACH_ITEM,
     EACH_VALUE,
     EMBEDDED_OBJECTS,
@@ -73,7 +74,6 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 #: Names of the generated pod variables.
 POD_SPECS = "podSpecs"
 CONTAINERS = "containers"
-_CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
@@ -210,7 +210,7 @@ def pod_specs_expression(key: GroupKind) -> str:
 #: The CEL of ``variables.containers`` (over ``variables.podSpecs``).
 CONTAINERS_EXPRESSION = (
     "variables.podSpecs.map(p, ["
-    + ", ".join(_lit(f) for f in _CONTAINER_FIELDS)
+    + ", ".join(_lit(f) for f in CONTAINER_FIELDS)
     + "].map(f, type(p.spec[?f].orValue([])) == list ? p.spec[?f].orValue([]).transformList(i, c, type(c) == map ? [{"
     "'path': dyn(p.path + '.' + f + '[' + string(i) + ']'), 'field': dyn(f), "
     "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated)}] : []).flatten() : []))"
@@ -280,7 +280,7 @@ def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
     found: list[dict[str, Any]] = []
     for pod in specs:
         spec = pod["spec"]
-        for field in _CONTAINER_FIELDS:
+        for field in CONTAINER_FIELDS:
             items = spec.get(field, [])
             if type(items) is not list:
                 continue

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from trainops.kinds import (
+    CONTAINER_FIELDS,
     EMBEDDED_OBJECTS,
     POD_SPEC_SITES,
     POD_TEMPLATE_SITES,
@@ -34,8 +35,6 @@ TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
     ("trainer.kubeflow.org", "TrainingRuntime"),
     ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
 }
-#: Container lists of a pod spec, in the order rules report them.
-CONTAINER_FIELDS: Final = ("initContainers", "containers", "ephemeralContainers")
 
 
 @dataclass(frozen=True)

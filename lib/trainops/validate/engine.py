@@ -154,24 +154,17 @@ def validate_document(
     return locate_issues(document, raws, data)
 
 
-#: The registry :func:`_deprecations_on` last answered for, and its answers by (apiVersion, kind).
-_LAST_REGISTRY: list[Any] = [None, {}]
+#: The registry :func:`_deprecations_on` last saw, and its operators as :func:`_deprecations` keys them.
+_LAST_REGISTRY: list[Any] = [None, None]
 
 
 def _deprecations_on(registry: SchemaRegistry, api_version: str, kind: str) -> tuple[Issue, ...]:
-    """:func:`_deprecations` for ``registry``'s target, remembered per (apiVersion, kind) while the same
-    registry is in use (a run validates against one; its operators and minor do not change)."""
+    """:func:`_deprecations` for ``registry``'s target; the operators' key is made once per registry
+    (a run validates against one, whose operators do not change), not sorted per document."""
     if _LAST_REGISTRY[0] is not registry:
-        _LAST_REGISTRY[:] = [registry, {}]
-    answers: dict[tuple[str, str], tuple[Issue, ...]] = _LAST_REGISTRY[1]
-    found = answers.get((api_version, kind))
-    if found is None:
         operators = tuple(sorted(registry.operators.items())) if registry.operators is not None else None
-        found = _deprecations(api_version, kind, registry.core.minor, operators)
-        if len(answers) >= 1024:
-            answers.clear()
-        answers[(api_version, kind)] = found
-    return found
+        _LAST_REGISTRY[:] = [registry, operators]
+    return _deprecations(api_version, kind, registry.core.minor, _LAST_REGISTRY[1])
 
 
 @lru_cache(maxsize=1024)

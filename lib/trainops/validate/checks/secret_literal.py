@@ -42,7 +42,7 @@ from trainops.credentials import (
     walk_strings,
 )
 from trainops.findings import Issue
-from trainops.kinds import pod_templates
+from trainops.kinds import CONTAINER_FIELDS, pod_templates
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -136,7 +136,7 @@ def _container_env_lists(data: Any) -> list[list[Any]]:
     ``data`` (:func:`~trainops.kinds.pod_templates`), each once."""
     found: dict[int, list[Any]] = {}
     for site in pod_templates(data):
-        for field in _CONTAINER_FIELDS:
+        for field in CONTAINER_FIELDS:
             containers = site.spec.get(field)
             if isinstance(containers, list):
                 for container in containers:
@@ -144,9 +144,6 @@ def _container_env_lists(data: Any) -> list[list[Any]]:
                     if isinstance(env, list):
                         found[id(env)] = env
     return list(found.values())
-
-
-_CONTAINER_FIELDS = ("containers", "initContainers", "ephemeralContainers")
 
 
 def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object, detect: bool) -> str | None:
