@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from trainops.validate.checks import secret_literal
+from trainops.yaml import fast as fast_path
 from trainops.yaml.fast import fast_document_json
 
 EXAMPLES = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
@@ -88,7 +89,12 @@ def test_the_container_look_answers_as_the_walk(envs: list[tuple[str, list[str],
         "l:\n- env:\n  - env: [a]\n",
     ],
 )
-def test_rapidyaml_writes_every_env_list_so(yaml_text: str) -> None:
+@pytest.mark.parametrize("block_reader", [True, False])
+def test_rapidyaml_writes_every_env_list_so(
+    yaml_text: str, block_reader: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both JSON writers of the loader (the C block reader and rapidyaml) write ``"env": [``."""
+    monkeypatch.setattr(fast_path, "BLOCK_READER", block_reader)
     fast, data, _, text = fast_document_json(yaml_text)
     assert fast and text is not None
     stack, lists = [data], 0

@@ -35,6 +35,23 @@ try:  # pragma: no cover - the dependency is pinned; the PyYAML path works witho
 except ImportError:  # pragma: no cover
     ryml = None
 
+
+def _block_reader() -> Callable[[str], tuple[Any, str] | None] | None:
+    """``trainops.yaml._blockyaml.parse``, built from ``_blockyaml.c`` by ``make install`` (setup.py), or
+    ``None`` where it was not built (then rapidyaml reads every document)."""
+    try:
+        from trainops.yaml._blockyaml import parse
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        return None
+    return parse
+
+
+#: The C block reader (:mod:`trainops.yaml._blockyaml`), or ``None``.
+block_parse = _block_reader()
+
+#: Read documents in the block subset with :func:`block_parse` first (tests switch it off to compare).
+BLOCK_READER = True
+
 #: A line that starts a YAML document (``---`` at column 0 always does; see engine.plan_units).
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 #: Stream-level syntax the splitter does not model: directives and document-end markers.
@@ -241,12 +258,20 @@ def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | No
     """:func:`fast_document` plus the JSON text rapidyaml emitted for the document (``None`` for an
     empty document or when the PyYAML path must be used).
 
+    A document in the block subset of :mod:`trainops.yaml._blockyaml` (most manifests) is read by that C
+    module in one pass, which builds the same value and a JSON text with the same strings; the others
+    by rapidyaml as described in the module docstring.
+
     ``value`` is ``json.loads`` of that text, so every string of ``value`` (key or value) appears in it
     as a JSON string literal (``"`` and ``\\`` escaped, line breaks as ``\\n``; other characters as
     they are): checks may search the text instead of walking ``value`` (e.g. :mod:`trainops.validate.
     checks.secret_literal`, :mod:`trainops.validate.nulls`). With duplicate keys the text also holds
     the values the last duplicate replaced.
     """
+    if BLOCK_READER and block_parse is not None:
+        parsed = block_parse(chunk)
+        if parsed is not None:
+            return True, parsed[0], [], parsed[1]
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
         return False, None, [], None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
+from trainops.yaml import fast as fast_path
 from trainops.yaml import limits
 from trainops.yaml.fast import fast_document_json, split_documents
 from trainops.yaml.locate import locate_in_text
@@ -310,8 +311,20 @@ def stream_text(
         yield from stream_pyyaml(text, path, line_offset=line_offset, index_offset=index_offset)
         return
     index = index_offset
+    block = fast_path.block_parse if fast_path.BLOCK_READER else None
     for chunk in chunks:
         offset = line_offset + chunk.line_offset
+        if block is not None and len(chunk.text) <= limits.MAX_DOCUMENT_BYTES:
+            # ASCII text (the only kind it reads): its length is its size in bytes; it refuses nesting
+            # deeper than 100 < MAX_DEPTH, so no limit applies to what it returns.
+            try:
+                parsed = block(chunk.text)
+            except MemoryError:
+                parsed = None
+            if parsed is not None:
+                yield Document(path, index, parsed[0], None, [], offset, chunk.text, json=parsed[1])
+                index += 1
+                continue
         rejected = _over_limits(chunk.text, path, offset, index)
         if rejected is not None:
             yield rejected

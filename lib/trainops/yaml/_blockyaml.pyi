@@ -1,0 +1,6 @@
+"""Types of the C module ``trainops.yaml._blockyaml`` (``_blockyaml.c``)."""
+
+from typing import Any
+
+def parse(text: str, /) -> tuple[Any, str] | None: ...
+def refused_line() -> int: ...
