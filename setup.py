@@ -1,7 +1,8 @@
-"""Build of trainops's C accelerator (everything else is in pyproject.toml).
+"""Build of trainops's C accelerators (everything else is in pyproject.toml).
 
-``trainops.yaml._blockyaml`` reads block YAML documents in one pass (``lib/trainops/yaml/_blockyaml.c``).
-It compiles with the C compiler and Python headers that ``pip`` uses for any package with C code.
+``trainops.yaml._blockyaml`` reads block YAML documents in one pass (``lib/trainops/yaml/_blockyaml.c``);
+``trainops.validate.checks._listmap`` is the list-map check's pre-test (``.../checks/_listmap.c``).
+They compile with the C compiler and Python headers that ``pip`` uses for any package with C code.
 """
 
 from setuptools import Extension, setup
@@ -12,6 +13,11 @@ setup(
             "trainops.yaml._blockyaml",
             ["lib/trainops/yaml/_blockyaml.c"],
             extra_compile_args=["-Wall", "-Wextra"],
-        )
+        ),
+        Extension(
+            "trainops.validate.checks._listmap",
+            ["lib/trainops/validate/checks/_listmap.c"],
+            extra_compile_args=["-Wall", "-Wextra"],
+        ),
     ]
 )
