@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, needs_shared
 from trainops.yaml import fast
-from trainops.yaml._blockyaml import parse, refused_line
+from trainops.yaml._blockyaml import parse, refused_line, split
 from trainops.yaml.dump import KubeDumper
 from trainops.yaml.load import Document, stream_text
 
@@ -321,3 +321,28 @@ def test_block_reader_is_used_by_the_loader() -> None:
     assert isinstance(slow, Document)
     assert slow.json != document.json  # rapidyaml writes it with white space
     assert slow.data == document.data
+
+
+def _python_split(text: str) -> list[tuple[str, int]] | None:
+    chunks = fast.split_documents(text)
+    return None if chunks is None else [(chunk.text, chunk.line_offset) for chunk in chunks]
+
+
+@MANY
+@given(text=st.text(alphabet="-.%# \t\r\nab:\u00e9", max_size=40) | st.sampled_from(TRICKY))
+def test_split_agrees_with_the_python_splitter(text: str) -> None:
+    """Documents start at ``---`` lines; ``%`` directives and ``...`` end markers are left to PyYAML."""
+    assert split(text) == _python_split(text)
+
+
+@needs_shared
+def test_split_agrees_on_upstream_examples() -> None:
+    texts = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.rglob("*.y*ml"))]
+    latin = [t for t in texts if all(ord(c) < 0x100 for c in t)]
+    assert len(latin) > 300
+    assert [split(t) for t in latin] == [_python_split(t) for t in latin]
+
+
+def test_split_leaves_wide_text_to_python() -> None:
+    assert split("a: \u4e2d\n") is NotImplemented
+    assert fast.split_pieces("a: \u4e2d\n---\nb: 1\n") == [("a: \u4e2d\n", 0), ("---\nb: 1\n", 1)]

@@ -727,6 +727,83 @@ done:
     return result;
 }
 
+/* A line of s[0:n] starting at `at` begins with '%', or with "..." then a space, a tab, a line break or
+ * the end (trainops.yaml.fast._STREAM_SYNTAX). */
+static int stream_syntax_at(const char *s, Py_ssize_t n, Py_ssize_t at) {
+    if (at < n && s[at] == '%') return 1;
+    if (at + 3 <= n && s[at] == '.' && s[at + 1] == '.' && s[at + 2] == '.')
+        return at + 3 == n || s[at + 3] == ' ' || s[at + 3] == '\t' || s[at + 3] == '\n';
+    return 0;
+}
+
+/* s[begin:end] has a line whose first character after spaces and tabs is not \r, \n or '#'
+ * (trainops.yaml.fast._CONTENT). */
+static int has_content(const char *s, Py_ssize_t begin, Py_ssize_t end) {
+    Py_ssize_t i = begin;
+    while (i < end) {
+        while (i < end && (s[i] == ' ' || s[i] == '\t')) i++;
+        if (i < end && s[i] != '\r' && s[i] != '\n' && s[i] != '#') return 1;
+        const char *nl = memchr(s + i, '\n', (size_t)(end - i));
+        if (nl == NULL) return 0;
+        i = nl - s + 1;
+    }
+    return 0;
+}
+
+static PyObject *split(PyObject *module, PyObject *arg) {
+    (void)module;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "split() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_KIND(arg) != PyUnicode_1BYTE_KIND) Py_RETURN_NOTIMPLEMENTED;
+    const char *s = (const char *)PyUnicode_1BYTE_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    if (stream_syntax_at(s, n, 0)) Py_RETURN_NONE;
+    for (const char *nl = memchr(s, '\n', (size_t)n); nl != NULL; nl = memchr(nl + 1, '\n', (size_t)(n - (nl + 1 - s))))
+        if (stream_syntax_at(s, n, nl - s + 1)) Py_RETURN_NONE;
+    PyObject *pieces = PyList_New(0);
+    if (pieces == NULL) return NULL;
+    Py_ssize_t begin = 0, line = 0;
+    int index = 0;
+    /* a document starts at 0 when the text starts with "---" then a space, a tab, a line break or the end */
+    if (n >= 3 && s[0] == '-' && s[1] == '-' && s[2] == '-' && (n == 3 || s[3] == ' ' || s[3] == '\t' || s[3] == '\n'))
+        index = 1; /* the empty piece before it is dropped */
+    for (;;) {
+        /* the next "\n---" followed by a space, a tab, a line break or the end */
+        Py_ssize_t end = n;
+        const char *nl = memchr(s + begin, '\n', (size_t)(n - begin));
+        while (nl != NULL) {
+            Py_ssize_t at = nl - s;
+            if (at + 4 <= n && s[at + 1] == '-' && s[at + 2] == '-' && s[at + 3] == '-' &&
+                (at + 4 == n || s[at + 4] == ' ' || s[at + 4] == '\t' || s[at + 4] == '\n')) {
+                end = at + 1;
+                break;
+            }
+            nl = memchr(nl + 1, '\n', (size_t)(n - at - 1));
+        }
+        Py_ssize_t lines = 0;
+        for (const char *p = memchr(s + begin, '\n', (size_t)(end - begin)); p != NULL;
+             p = memchr(p + 1, '\n', (size_t)(end - (p + 1 - s))))
+            lines++;
+        if (index > 0 || (begin < end && has_content(s, begin, end))) {
+            PyObject *text = PyUnicode_Substring(arg, begin, end);
+            PyObject *piece = text == NULL ? NULL : Py_BuildValue("(Nn)", text, line);
+            if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+                Py_XDECREF(piece);
+                Py_DECREF(pieces);
+                return NULL;
+            }
+            Py_DECREF(piece);
+        }
+        line += lines;
+        index++;
+        if (end == n) break;
+        begin = end;
+    }
+    return pieces;
+}
+
 static PyObject *refused_line(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
@@ -734,6 +811,10 @@ static PyObject *refused_line(PyObject *module, PyObject *unused) {
 }
 
 static PyMethodDef METHODS[] = {
+    {"split", split, METH_O,
+     "split(text: str) -> list[tuple[str, int]] | None | NotImplemented\n\n"
+     "trainops.yaml.fast.split_documents as (text, line_offset) pairs; None for stream syntax it does not "
+     "model; NotImplemented for text with characters past U+00FF (the caller splits it in Python)."},
     {"refused_line", refused_line, METH_NOARGS,
      "refused_line() -> int\n\nThe 0-based line (of the current line start) where the last refused parse stopped, "
      "or -1 (for tests and for finding what the subset does not read)."},

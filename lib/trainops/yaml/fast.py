@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from trainops.textsearch import searcher
 
@@ -127,6 +127,29 @@ def split_documents(text: str) -> list[Chunk] | None:
             chunks.append(Chunk(piece, line))
         line += piece.count("\n")
     return chunks
+
+
+def _c_split() -> Callable[[str], Any] | None:
+    """``trainops.yaml._blockyaml.split`` (C), or ``None`` where it was not built."""
+    try:
+        from trainops.yaml._blockyaml import split
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        return None
+    return split
+
+
+_SPLIT = _c_split()
+
+
+def split_pieces(text: str) -> list[tuple[str, int]] | None:
+    """:func:`split_documents` as ``(text, line_offset)`` pairs, split in C where the text's characters
+    are all below U+0100 (``trainops.yaml._blockyaml.split``, property-tested against it)."""
+    if _SPLIT is not None:
+        pieces = _SPLIT(text)
+        if pieces is not NotImplemented:
+            return cast("list[tuple[str, int]] | None", pieces)
+    chunks = split_documents(text)
+    return None if chunks is None else [(chunk.text, chunk.line_offset) for chunk in chunks]
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
 from trainops.yaml import fast as fast_path
 from trainops.yaml import limits
-from trainops.yaml.fast import fast_document_json, split_documents
+from trainops.yaml.fast import fast_document_json, split_pieces
 from trainops.yaml.locate import locate_in_text
 
 if TYPE_CHECKING:
@@ -304,7 +304,7 @@ def stream_text(
         line_offset: number of lines of the file before ``text`` (positions are shifted by it).
         index_offset: number of documents of the file before ``text``.
     """
-    chunks = split_documents(text) if FAST_PATH else None
+    chunks = split_pieces(text) if FAST_PATH else None
     if chunks is None:
         from trainops.yaml.pyyaml_path import stream_pyyaml
 
@@ -312,26 +312,26 @@ def stream_text(
         return
     index = index_offset
     block = fast_path.block_parse if fast_path.BLOCK_READER else None
-    for chunk in chunks:
-        offset = line_offset + chunk.line_offset
-        if block is not None and len(chunk.text) <= limits.MAX_DOCUMENT_BYTES:
+    for chunk_text, chunk_line in chunks:
+        offset = line_offset + chunk_line
+        if block is not None and len(chunk_text) <= limits.MAX_DOCUMENT_BYTES:
             # ASCII text (the only kind it reads): its length is its size in bytes; it refuses nesting
             # deeper than 100 < MAX_DEPTH, so no limit applies to what it returns.
             try:
-                parsed = block(chunk.text)
+                parsed = block(chunk_text)
             except MemoryError:
                 parsed = None
             if parsed is not None:
-                yield Document(path, index, parsed[0], None, [], offset, chunk.text, json=parsed[1])
+                yield Document(path, index, parsed[0], None, [], offset, chunk_text, json=parsed[1])
                 index += 1
                 continue
-        rejected = _over_limits(chunk.text, path, offset, index)
+        rejected = _over_limits(chunk_text, path, offset, index)
         if rejected is not None:
             yield rejected
             index += 1
             continue
         try:
-            fast, value, duplicates, json_text = fast_document_json(chunk.text)
+            fast, value, duplicates, json_text = fast_document_json(chunk_text)
         except MemoryError:
             yield _rejected(path, index, offset, _out_of_memory())
             index += 1
@@ -341,12 +341,12 @@ def stream_text(
                 Issue((*parts, key), duplicate_message(key), YAML.id, "duplicate-key", "error")
                 for parts, key in duplicates
             ]
-            yield Document(path, index, value, None, problems, offset, chunk.text, json=json_text)
+            yield Document(path, index, value, None, problems, offset, chunk_text, json=json_text)
             index += 1
             continue
         from trainops.yaml.pyyaml_path import stream_pyyaml
 
-        for item in stream_pyyaml(chunk.text, path, line_offset=offset, index_offset=index, bounded=True):
+        for item in stream_pyyaml(chunk_text, path, line_offset=offset, index_offset=index, bounded=True):
             yield item
             if isinstance(item, Finding):
                 return
