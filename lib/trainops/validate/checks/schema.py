@@ -63,10 +63,16 @@ def validator_for(schema: KindSchema) -> Any:
 
 
 def check(context: DocumentContext) -> Iterator[Issue]:
-    """Schema errors of the document, at most ``options.max_messages`` (then one summary issue)."""
+    """Schema errors of the document, at most ``options.max_messages`` (then one summary issue).
+
+    ``is_valid`` answers first: it stops at the first error and builds no error objects (about a third
+    of the cost of ``iter_errors`` on a valid manifest), and most documents are valid."""
+    validator = validator_for(context.schema)
+    if validator.is_valid(context.data):
+        return
     limit = context.options.max_messages
     count = 0
-    for error in validator_for(context.schema).iter_errors(context.data):
+    for error in validator.iter_errors(context.data):
         for issue in _explain(error, context.data):
             count += 1
             yield issue
