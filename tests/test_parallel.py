@@ -33,6 +33,21 @@ def test_plan_units_cut_at_document_starts(tmp_path: Path) -> None:
     assert all(u.line_offset == data.count(b"\n", 0, u.start) for u in units)
 
 
+@pytest.mark.parametrize(
+    ("total", "workers", "expected"),
+    [
+        (150 << 20, 2, 4 << 20),  # the bench's core kinds: whole 1.5 MB files, 4 MiB cap
+        (21_400_000, 2, 21_400_000 // 16),  # five 4.4 MB files of custom resources: 1.3 MB units
+        (3 << 20, 2, 256 << 10),  # never under 256 KiB
+        (5 << 20, 1, 640 << 10),  # one worker: eight units
+    ],
+)
+def test_chunk_size_gives_each_worker_several_units(total: int, workers: int, expected: int) -> None:
+    from trainops.validate.parallel import chunk_size
+
+    assert chunk_size(total, workers) == expected
+
+
 @pytest.mark.parametrize("broken", [None, 30], ids=["valid-yaml", "yaml-error-mid-file"])
 def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: int | None) -> None:
     import trainops.validate.parallel as engine

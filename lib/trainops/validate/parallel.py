@@ -32,6 +32,18 @@ PARALLEL_BYTES = 4 << 20
 #: smaller files are whole units (the parent then reads nothing before the workers start).
 CHUNK_BYTES = 4 << 20
 _DOC_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)
+#: Units per worker that :func:`chunk_size` aims at, and the smallest chunk it makes (bytes).
+UNITS_PER_WORKER = 8
+MIN_CHUNK_BYTES = 256 << 10
+
+
+def chunk_size(total: int, workers: int) -> int:
+    """Bytes per unit for ``total`` input bytes on ``workers`` processes: :data:`CHUNK_BYTES`, or less
+    so that there are about :data:`UNITS_PER_WORKER` units per worker (but not under
+    :data:`MIN_CHUNK_BYTES` unless :data:`CHUNK_BYTES` is). The pool hands out units one at a time, so the last unit to finish is
+    what keeps a worker busy while the other waits: five 4.4 MB files as 4 MiB units left one of two
+    workers idle for up to a fifth of the run."""
+    return min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // max(1, workers * UNITS_PER_WORKER)))
 
 
 @dataclass(frozen=True)
@@ -152,18 +164,24 @@ def validate_parallel(
     global _WORKER
     units: list[Unit] = []
     unreadable: dict[str, Finding] = {}
+    sizes: dict[str, int] = {}
     for path in files:
         problem = path_problem(path)
         if problem is not None:
             unreadable[path] = problem
             continue
         try:
-            size = os.path.getsize(path)
-            if size <= CHUNK_BYTES:
-                units.append(Unit(path, 0, 0, size, 0))
-                continue
+            sizes[path] = os.path.getsize(path)
+        except OSError as exc:
+            raise UsageError(f"{path}: {exc.strerror}") from None
+    chunk_bytes = chunk_size(sum(sizes.values()), workers)
+    for path, size in sizes.items():
+        if size <= chunk_bytes:
+            units.append(Unit(path, 0, 0, size, 0))
+            continue
+        try:
             with open(path, "rb") as handle:
-                units.extend(plan_units(path, handle.read(), CHUNK_BYTES))
+                units.extend(plan_units(path, handle.read(), chunk_bytes))
         except OSError as exc:
             raise UsageError(f"{path}: {exc.strerror}") from None
     _WORKER = (registry, options)
