@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainops.findings import Issue
+from trainops.kinds import PodSite, pod_templates
 from trainops.rules import RuleInfo
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 
@@ -51,6 +52,14 @@ class DocumentContext:
     options: ValidateOptions
     found: list[Issue] = field(default_factory=list)
     json: str | None = None
+    _pod_sites: list[PodSite] | None = field(default=None, repr=False)
+
+    def pod_sites(self) -> list[PodSite]:
+        """:func:`trainops.kinds.pod_templates` of ``data``, found once per document (several families
+        look at the pod specs; checks do not modify ``data``)."""
+        if self._pod_sites is None:
+            self._pod_sites = pod_templates(self.data)
+        return self._pod_sites
 
     def found_by(self, rule_id: str) -> list[Issue]:
         """Issues an earlier family of rule ``rule_id`` reported for this document."""

@@ -15,6 +15,7 @@ null is valid either way, and dropping it loses no check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 #: ``metadata`` fields of an object (``ObjectMeta``, k8s.io/apimachinery ``pkg/apis/meta/v1/types.go``);
@@ -56,28 +57,66 @@ def prune_known_nulls(data: dict[str, Any], openapi: dict[str, Any]) -> None:
             ``x-kubernetes-embedded-resource``). The root's ``apiVersion``, ``kind`` and
             ``metadata`` (ObjectMeta) are always known.
     """
-    _prune(data, openapi, root=True)
+    holders = _null_holders(data)
+    if holders:
+        _prune(data, openapi, holders, root=True)
 
 
-def _prune(value: Any, node: dict[str, Any], *, root: bool = False) -> None:
+def _null_holders(data: Any) -> set[int]:
+    """The ``id()`` of every mapping and list of ``data`` that holds a ``None`` (directly or further
+    down): :func:`_prune` descends only into those (a branch without a null has nothing to prune). In C
+    (``trainops.yaml._blockyaml.null_holders``) where built."""
+    if _C_NULL_HOLDERS is not None:
+        return _C_NULL_HOLDERS(data)
+    holders: set[int] = set()
+
+    def holds(value: Any) -> bool:
+        found = False
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            if item is None or (isinstance(item, dict | list) and holds(item)):
+                found = True
+        if found:
+            holders.add(id(value))
+        return found
+
+    if isinstance(data, dict | list):
+        holds(data)
+    return holders
+
+
+def _c_null_holders() -> Callable[[Any], set[int]] | None:
+    try:
+        from trainops.yaml._blockyaml import null_holders
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        return None
+    return null_holders
+
+
+_C_NULL_HOLDERS = _c_null_holders()
+
+
+def _prune(value: Any, node: dict[str, Any], holders: set[int], *, root: bool = False) -> None:
     if isinstance(value, dict):
         doomed: list[str] = []
         for key, item in value.items():
+            if item is not None and id(item) not in holders:
+                continue  # nothing to prune below (and a known or unknown scalar stays)
             child = _child(node, key, root)
             if child is _UNKNOWN:
                 continue  # the schema check reports it, null or not
             if item is None:
                 doomed.append(key)
-            elif isinstance(item, dict | list):
-                _prune(item, child)
+            else:
+                _prune(item, child, holders)
         for key in doomed:
             del value[key]
     elif isinstance(value, list):
         items = node.get("items")
         child = items if isinstance(items, dict) else _ANY
         for item in value:
-            if isinstance(item, dict | list):
-                _prune(item, child)
+            if item is not None and id(item) in holders:
+                _prune(item, child, holders)
 
 
 def _child(node: dict[str, Any], key: Any, root: bool) -> Any:

@@ -810,7 +810,58 @@ static PyObject *refused_line(PyObject *module, PyObject *unused) {
     return PyLong_FromSsize_t(last_refusal);
 }
 
+/* Add to `holders` the id() of every dict or list at or below `value` that holds a None (directly or
+ * further down); 1 when `value` does, 0 when not, -1 on error or past MAX_HOLDER_DEPTH. */
+#define MAX_HOLDER_DEPTH 1000
+static int collect_holders(PyObject *value, PyObject *holders, int depth) {
+    if (depth > MAX_HOLDER_DEPTH) {
+        PyErr_SetString(PyExc_RecursionError, "null_holders: nesting too deep");
+        return -1;
+    }
+    int found = 0;
+    if (PyDict_Check(value)) {
+        PyObject *key, *item;
+        Py_ssize_t at = 0;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            int below = item == Py_None ? 1 : (PyDict_Check(item) || PyList_Check(item)) ? collect_holders(item, holders, depth + 1) : 0;
+            if (below < 0) return -1;
+            found |= below;
+        }
+    } else if (PyList_Check(value)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+            PyObject *item = PyList_GET_ITEM(value, i);
+            int below = item == Py_None ? 1 : (PyDict_Check(item) || PyList_Check(item)) ? collect_holders(item, holders, depth + 1) : 0;
+            if (below < 0) return -1;
+            found |= below;
+        }
+    }
+    if (found) {
+        PyObject *id = PyLong_FromVoidPtr(value);
+        if (id == NULL || PySet_Add(holders, id) < 0) {
+            Py_XDECREF(id);
+            return -1;
+        }
+        Py_DECREF(id);
+    }
+    return found;
+}
+
+static PyObject *null_holders(PyObject *module, PyObject *value) {
+    (void)module;
+    PyObject *holders = PySet_New(NULL);
+    if (holders == NULL) return NULL;
+    if (collect_holders(value, holders, 0) < 0) {
+        Py_DECREF(holders);
+        return NULL;
+    }
+    return holders;
+}
+
 static PyMethodDef METHODS[] = {
+    {"null_holders", null_holders, METH_O,
+     "null_holders(value) -> set[int]\n\n"
+     "The id() of every dict or list at or below value that holds a None, directly or further down "
+     "(empty when value holds none). Raises RecursionError past 1,000 levels."},
     {"split", split, METH_O,
      "split(text: str) -> list[tuple[str, int]] | None | NotImplemented\n\n"
      "trainops.yaml.fast.split_documents as (text, line_offset) pairs; None for stream syntax it does not "

@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.findings import Issue
-from trainops.kinds import EMBEDDED_OBJECTS, POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite, pod_templates
+from trainops.kinds import EMBEDDED_OBJECTS, POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite
 from trainops.naming import DNS1123_LABEL
 from trainops.validate.checks.go_helpers import (
     MAX_INT32,
@@ -113,7 +113,7 @@ _POD_LEVEL_FIELDS: Final = frozenset(
 
 def check(context: DocumentContext) -> Iterator[Issue]:
     """Pod-spec issues of every pod template of the document (see the module docstring)."""
-    for site in pod_templates(context.data):
+    for site in context.pod_sites():
         if site.owner in POD_TEMPLATE_SITES:  # not KServe components / TrainJob overrides
             yield from pod_spec_issues(site)
 

@@ -42,7 +42,7 @@ from trainops.credentials import (
     walk_strings,
 )
 from trainops.findings import Issue
-from trainops.kinds import CONTAINER_FIELDS, pod_templates
+from trainops.kinds import CONTAINER_FIELDS, PodSite, pod_templates
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -83,7 +83,11 @@ def check(context: DocumentContext) -> Iterator[Issue]:
 def _may_name_secret(context: DocumentContext, text: str) -> bool:
     """Whether an env entry or a ConfigMap key of the document (JSON text ``text``) may be named like a
     credential (the test by name of :func:`_problem`); ``False`` is exact."""
-    if '"env"' in text and json_may_name_secret(text) and _literal_env_named_secret(context.data, text):
+    if (
+        '"env"' in text
+        and json_may_name_secret(text)
+        and _literal_env_named_secret(context.data, text, context.pod_sites())
+    ):
         return True
     if context.kind == "ConfigMap":
         entries = context.data.get("data")
@@ -91,7 +95,7 @@ def _may_name_secret(context: DocumentContext, text: str) -> bool:
     return False
 
 
-def _literal_env_named_secret(data: Any, text: str | None = None) -> bool:
+def _literal_env_named_secret(data: Any, text: str | None = None, sites: list[PodSite] | None = None) -> bool:
     """Whether some ``env`` list below ``data`` has an entry whose string ``value`` and ``name`` pass
     :func:`~trainops.credentials.secret_like` (a walk over collections only, without paths).
 
@@ -100,7 +104,7 @@ def _literal_env_named_secret(data: Any, text: str | None = None) -> bool:
     ``env`` member holding a list so; a string or a repeated key can only add to the count), they are
     all the ``env`` lists of ``data`` and the walk over the whole document is not needed."""
     if text is not None:
-        lists = _container_env_lists(data)
+        lists = _container_env_lists(data, sites)
         if len(lists) == text.count('"env": ['):
             return any(_named_secret(env) for env in lists)
     stack = [data]
@@ -131,11 +135,11 @@ def _named_secret(env: list[Any]) -> bool:
     return False
 
 
-def _container_env_lists(data: Any) -> list[list[Any]]:
+def _container_env_lists(data: Any, sites: list[PodSite] | None = None) -> list[list[Any]]:
     """The ``env`` lists of the containers, init and ephemeral containers of every pod template of
-    ``data`` (:func:`~trainops.kinds.pod_templates`), each once."""
+    ``data`` (``sites``, or :func:`~trainops.kinds.pod_templates` of ``data``), each once."""
     found: dict[int, list[Any]] = {}
-    for site in pod_templates(data):
+    for site in pod_templates(data) if sites is None else sites:
         for field in CONTAINER_FIELDS:
             containers = site.spec.get(field)
             if isinstance(containers, list):
