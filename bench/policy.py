@@ -271,7 +271,8 @@ class PolicyBench:
 def _measure(
     tool: str, label: str, argv: list[str], out: Path, corpus: Path, documents: int, paths: Iterable[Path]
 ) -> ToolRun:
-    m = run_measured(argv, out, cwd=REPO, env=_env())
+    paths = list(paths)
+    m = run_measured(argv, out, cwd=REPO, env=_env(), inputs=paths)
     return ToolRun(tool, label, corpus.name, "policy", documents, m, _megabytes(paths))
 
 

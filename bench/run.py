@@ -283,6 +283,7 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
             options.out / "runs" / f"trainops-{corpus.name}-{group}.json",
             cwd=REPO,
             env=_env(),
+            inputs=[corpus / group],
         )
         run = ToolRun(
             "trainops",
@@ -316,6 +317,7 @@ def run_kubeconform(
         options.out / "runs" / f"kubeconform-{corpus.name}-{group}.json",
         cwd=REPO,
         env=_env(),
+        inputs=[corpus / group],
     )
     run = ToolRun(
         "kubeconform", label, corpus.name, group, len(records), m, _megabytes((corpus / group).glob("*.yaml"))
@@ -354,6 +356,7 @@ def run_peer(options: Options, report: Report, corpus: Path, console: Console) -
         options.out / "runs" / f"kubernetes-validate-{corpus.name}.out",
         cwd=REPO,
         env=_env(),
+        inputs=paths,
     )
     run = ToolRun("kubernetes-validate", label, corpus.name, "core", len(records), m, _megabytes(paths))
     report.runs.append(run)

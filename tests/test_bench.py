@@ -264,3 +264,17 @@ def test_run_measured_reads_exit_code_output_and_memory(tmp_path: Path) -> None:
     assert m.stdout.read_text(encoding="utf-8") == "hi\n"
     assert 64 <= m.max_rss_mb < 1024
     assert m.wall_s > 0 and m.cpu_s >= 0
+
+
+def test_run_measured_reads_its_inputs_before_the_clock(tmp_path: Path) -> None:
+    """Each tool starts with its input in the page cache (a directory stands for its YAML files)."""
+    from bench.measure import warm_page_cache
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.yaml").write_bytes(b"a: 1\n" * 1000)
+    (tmp_path / "in" / "skip.txt").write_bytes(b"x" * 10)
+    single = tmp_path / "b.yaml"
+    single.write_bytes(b"b: 2\n")
+    assert warm_page_cache([tmp_path / "in", single]) == 5005
+    m = run_measured([sys.executable, "-c", "print(1)"], tmp_path / "out.txt", inputs=[tmp_path / "in"])
+    assert m.exit_code == 0
