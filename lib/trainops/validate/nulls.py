@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from trainops.yaml.native import native
+
 #: ``metadata`` fields of an object (``ObjectMeta``, k8s.io/apimachinery ``pkg/apis/meta/v1/types.go``);
 #: the root ``metadata`` and that of ``x-kubernetes-embedded-resource`` objects are ObjectMeta.
 OBJECT_META_FIELDS: Final = frozenset(
@@ -85,15 +87,8 @@ def _null_holders(data: Any) -> set[int]:
     return holders
 
 
-def _c_null_holders() -> Callable[[Any], set[int]] | None:
-    try:
-        from trainops.yaml._blockyaml import null_holders
-    except ImportError:  # pragma: no cover - a build without a C compiler
-        return None
-    return null_holders
-
-
-_C_NULL_HOLDERS = _c_null_holders()
+#: ``trainops.yaml._blockyaml.null_holders`` (C), or ``None`` where it was not built.
+_C_NULL_HOLDERS: Callable[[Any], set[int]] | None = native("trainops.yaml._blockyaml", "null_holders")
 
 
 def _prune(value: Any, node: dict[str, Any], holders: set[int], *, root: bool = False) -> None:

@@ -381,7 +381,7 @@ static PyObject *key_at(P *p, Py_ssize_t at, Py_ssize_t *after) {
 }
 
 static PyObject *node(P *p, int indent);
-static PyObject *mapping(P *p, Py_ssize_t at, int col);
+static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_ssize_t first_after);
 
 /* The node under a key (column `col`) or a sequence entry (dash at `col`) whose line ends after the
  * indicator: a block node indented further, for a key also a sequence at the key's column, else null. */
@@ -580,8 +580,7 @@ static PyObject *sequence(P *p, int col) {
             Py_ssize_t after;
             PyObject *key = key_at(p, at, &after);
             if (key != NULL) {
-                Py_DECREF(key);
-                item = mapping(p, at, (int)(at - p->pos));
+                item = mapping(p, at, (int)(at - p->pos), key, after);
             } else if (p->refused || PyErr_Occurred()) {
                 item = NULL;
             } else {
@@ -609,15 +608,23 @@ fail:
 }
 
 /* A block mapping whose first key is at s[at], column `col` (the line's indentation, or the column after
- * "- " for a mapping in a sequence entry). */
-static PyObject *mapping(P *p, Py_ssize_t at, int col) {
-    if (++p->depth > MAX_NEST) return refuse(p);
+ * "- " for a mapping in a sequence entry). `first_key` (a reference this function takes over) and
+ * `first_after` are key_at's answer for s[at] when the caller already has it, else NULL. */
+static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_ssize_t first_after) {
+    if (++p->depth > MAX_NEST) {
+        Py_XDECREF(first_key);
+        return refuse(p);
+    }
     PyObject *dict = PyDict_New();
-    if (dict == NULL || buf_putc(&p->json, '{') < 0) goto fail;
+    if (dict == NULL || buf_putc(&p->json, '{') < 0) {
+        Py_XDECREF(first_key);
+        goto fail;
+    }
     int first = 1;
     for (;;) {
-        Py_ssize_t after, key_line = p->pos;
-        PyObject *key = key_at(p, at, &after);
+        Py_ssize_t after = first_after, key_line = p->pos;
+        PyObject *key = first_key != NULL ? first_key : key_at(p, at, &after);
+        first_key = NULL;
         if (key == NULL) {
             if (!PyErr_Occurred()) mark(p);
             goto fail;
@@ -681,7 +688,7 @@ fail:
 static PyObject *node(P *p, int indent) {
     Py_ssize_t at = p->pos + indent;
     if (is_seq_entry(p, at)) return sequence(p, indent);
-    return mapping(p, at, indent);
+    return mapping(p, at, indent, NULL, 0);
 }
 
 static PyObject *parse(PyObject *module, PyObject *arg) {

@@ -29,25 +29,16 @@ from functools import cache
 from typing import Any, cast
 
 from trainops.textsearch import searcher
+from trainops.yaml.native import native
 
 try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
     import ryml
 except ImportError:  # pragma: no cover
     ryml = None
 
-
-def _block_reader() -> Callable[[str], tuple[Any, str] | None] | None:
-    """``trainops.yaml._blockyaml.parse``, built from ``_blockyaml.c`` by ``make install`` (setup.py), or
-    ``None`` where it was not built (then rapidyaml reads every document)."""
-    try:
-        from trainops.yaml._blockyaml import parse
-    except ImportError:  # pragma: no cover - a build without a C compiler
-        return None
-    return parse
-
-
-#: The C block reader (:mod:`trainops.yaml._blockyaml`), or ``None``.
-block_parse = _block_reader()
+#: The C block reader (``trainops.yaml._blockyaml.parse``), or ``None`` where it was not built (then
+#: rapidyaml reads every document).
+block_parse: Callable[[str], tuple[Any, str] | None] | None = native("trainops.yaml._blockyaml", "parse")
 
 #: Read documents in the block subset with :func:`block_parse` first (tests switch it off to compare).
 BLOCK_READER = True
@@ -129,16 +120,8 @@ def split_documents(text: str) -> list[Chunk] | None:
     return chunks
 
 
-def _c_split() -> Callable[[str], Any] | None:
-    """``trainops.yaml._blockyaml.split`` (C), or ``None`` where it was not built."""
-    try:
-        from trainops.yaml._blockyaml import split
-    except ImportError:  # pragma: no cover - a build without a C compiler
-        return None
-    return split
-
-
-_SPLIT = _c_split()
+#: ``trainops.yaml._blockyaml.split`` (C), or ``None`` where it was not built.
+_SPLIT: Callable[[str], Any] | None = native("trainops.yaml._blockyaml", "split")
 
 
 def split_pieces(text: str) -> list[tuple[str, int]] | None:
@@ -277,13 +260,16 @@ def fast_document(chunk: str) -> tuple[bool, Any, list[Duplicate]]:
     return fast, value, duplicates
 
 
-def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | None]:
+def fast_document_json(
+    chunk: str, *, block_reader: bool = True
+) -> tuple[bool, Any, list[Duplicate], str | None]:
     """:func:`fast_document` plus the JSON text rapidyaml emitted for the document (``None`` for an
     empty document or when the PyYAML path must be used).
 
     A document in the block subset of :mod:`trainops.yaml._blockyaml` (most manifests) is read by that C
     module in one pass, which builds the same value and a JSON text with the same strings; the others
-    by rapidyaml as described in the module docstring.
+    by rapidyaml as described in the module docstring. ``block_reader=False`` skips the C reader (for a
+    caller that has just tried it on ``chunk``).
 
     ``value`` is ``json.loads`` of that text, so every string of ``value`` (key or value) appears in it
     as a JSON string literal (``"`` and ``\\`` escaped, line breaks as ``\\n``; other characters as
@@ -291,7 +277,7 @@ def fast_document_json(chunk: str) -> tuple[bool, Any, list[Duplicate], str | No
     checks.secret_literal`, :mod:`trainops.validate.nulls`). With duplicate keys the text also holds
     the values the last duplicate replaced.
     """
-    if BLOCK_READER and block_parse is not None:
+    if block_reader and BLOCK_READER and block_parse is not None:
         parsed = block_parse(chunk)
         if parsed is not None:
             return True, parsed[0], [], parsed[1]

@@ -331,7 +331,7 @@ def stream_text(
             index += 1
             continue
         try:
-            fast, value, duplicates, json_text = fast_document_json(chunk_text)
+            fast, value, duplicates, json_text = fast_document_json(chunk_text, block_reader=block is None)
         except MemoryError:
             yield _rejected(path, index, offset, _out_of_memory())
             index += 1

@@ -51,6 +51,7 @@ from trainops.findings import Issue
 from trainops.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
+from trainops.yaml.native import native
 
 RULE = register(
     RuleInfo(
@@ -253,18 +254,11 @@ class ListMapChecker:
         return out
 
 
-def _all_distinct() -> Callable[[tuple[Any, ...], Any], bool] | None:
-    """``_listmap.all_distinct`` (``_listmap.c``, built by ``make install``), or ``None`` where it was not
-    built (then :func:`_walk` answers alone)."""
-    try:
-        from trainops.validate.checks._listmap import all_distinct
-    except ImportError:  # pragma: no cover - a build without a C compiler
-        return None
-    return all_distinct
-
-
-#: :func:`_walk`'s answer "no duplicate" in C, when every map list passes :func:`_distinct`.
-_ALL_DISTINCT = _all_distinct()
+#: :func:`_walk`'s answer "no duplicate" in C (``_listmap.all_distinct``), when every map list passes
+#: :func:`_distinct`; ``None`` where it was not built (then :func:`_walk` answers alone).
+_ALL_DISTINCT: Callable[[tuple[Any, ...], Any], bool] | None = native(
+    "trainops.validate.checks._listmap", "all_distinct"
+)
 
 
 def _plan(root: _Node) -> tuple[Any, ...]:
