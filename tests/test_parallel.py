@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.engine import ValidateOptions, validate_files
@@ -31,6 +34,31 @@ def test_plan_units_cut_at_document_starts(tmp_path: Path) -> None:
     assert b"".join(data[u.start : u.end] for u in units) == data
     assert all(data[u.start : u.start + 4] == b"---\n" for u in units[1:])
     assert all(u.line_offset == data.count(b"\n", 0, u.start) for u in units)
+
+
+_LINE_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)  # a document start, as a line regex
+
+
+def _plan_by_lines(data: bytes, chunk_bytes: int) -> list[tuple[int, int, int]]:
+    """The cuts of plan_units found the slow way: every line-start ``---`` regex match in turn."""
+    cuts: list[tuple[int, int, int]] = []
+    start = 0
+    for match in _LINE_START.finditer(data, chunk_bytes):
+        if match.start() - start >= chunk_bytes:
+            cuts.append((start, match.start(), data.count(b"\n", 0, start)))
+            start = match.start()
+    return [*cuts, (start, len(data), data.count(b"\n", 0, start))]
+
+
+_PIECES = st.sampled_from([b"---", b"---\n", b"--- \n", b"---\r\n", b"----\n", b"a: ---\n", b" ---\n", b"\n", b"x\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40), st.integers(min_value=1, max_value=40))
+def test_plan_units_cuts_where_every_line_start_would(pieces: list[bytes], chunk_bytes: int) -> None:
+    data = b"".join(pieces)
+    planned = [(u.start, u.end, u.line_offset) for u in plan_units("p.yaml", data, chunk_bytes)]
+    assert planned == (_plan_by_lines(data, chunk_bytes) if len(data) > chunk_bytes else [(0, len(data), 0)])
 
 
 @pytest.mark.parametrize(

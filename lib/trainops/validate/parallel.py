@@ -31,7 +31,10 @@ PARALLEL_BYTES = 4 << 20
 #: Files larger than this (bytes) are split at document boundaries into chunks of about this size;
 #: smaller files are whole units (the parent then reads nothing before the workers start).
 CHUNK_BYTES = 4 << 20
-_DOC_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)
+#: A line that starts a YAML document, from its newline: ``---`` at column 0, then a blank, a line end
+#: or the end of the data. The literal ``\n---`` lets the search skip ahead (a ``^`` in MULTILINE mode is
+#: tried at every position: 30 ms per 4.4 MB file, before any worker could start).
+_NEXT_DOC_START = re.compile(rb"\n---(?=[ \t\r\n]|\Z)")
 #: Units per worker that :func:`chunk_size` aims at, and the smallest chunk it makes (bytes).
 UNITS_PER_WORKER = 8
 MIN_CHUNK_BYTES = 256 << 10
@@ -71,10 +74,11 @@ def plan_units(path: str, data: bytes, chunk_bytes: int = CHUNK_BYTES) -> list[U
     units: list[Unit] = []
     start = 0
     lines_before = 0
-    for match in _DOC_START.finditer(data, chunk_bytes):
-        cut = match.start()
-        if cut - start < chunk_bytes:
-            continue
+    while True:
+        match = _NEXT_DOC_START.search(data, start + chunk_bytes - 1)
+        if match is None:
+            break
+        cut = match.start() + 1
         units.append(Unit(path, len(units), start, cut, lines_before))
         lines_before += data.count(b"\n", start, cut)
         start = cut
