@@ -50,7 +50,9 @@ def _plan_by_lines(data: bytes, chunk_bytes: int) -> list[tuple[int, int, int]]:
     return [*cuts, (start, len(data), data.count(b"\n", 0, start))]
 
 
-_PIECES = st.sampled_from([b"---", b"---\n", b"--- \n", b"---\r\n", b"----\n", b"a: ---\n", b" ---\n", b"\n", b"x\n"])
+_PIECES = st.sampled_from(
+    [b"---", b"---\n", b"--- \n", b"---\r\n", b"----\n", b"a: ---\n", b" ---\n", b"\n", b"x\n"]
+)
 
 
 @settings(max_examples=300, deadline=None)

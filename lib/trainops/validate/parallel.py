@@ -162,8 +162,7 @@ def validate_parallel(
     Args:
         progress: called as ``progress(done_units, total_units)`` after each unit.
     """
-    import multiprocessing  # here, not at module level: most runs never fork (start-up)
-    from concurrent.futures import ProcessPoolExecutor
+    from trainops.forking import fork_map  # here, not at module level: most runs never fork (start-up)
 
     global _WORKER
     units: list[Unit] = []
@@ -191,12 +190,12 @@ def validate_parallel(
     _WORKER = (registry, options)
     results: list[_UnitResult] = []
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
-            for done, unit_result in enumerate(pool.map(_run_unit, units, chunksize=1), start=1):
-                results.append(unit_result)
-                if progress:
-                    progress(done, len(units))
+        for done, (_, unit_result) in enumerate(
+            fork_map(_run_unit, units, workers, initializer=_init_worker), start=1
+        ):
+            results.append(unit_result)
+            if progress:
+                progress(done, len(units))
     finally:
         _WORKER = None
     total = Result(files=len(files))
