@@ -31,10 +31,18 @@ from typing import Any, cast
 from trainops.textsearch import searcher
 from trainops.yaml.native import native
 
-try:  # pragma: no cover - the dependency is pinned; the PyYAML path works without it
-    import ryml
-except ImportError:  # pragma: no cover
-    ryml = None
+
+@cache
+def _rapidyaml() -> Any:
+    """The ``ryml`` module (rapidyaml), imported when a document first needs it (the block reader
+    reads most documents, and the import is ~10 ms of start-up); ``None`` where it is not installed
+    (the PyYAML path works without it)."""
+    try:  # pragma: no cover - the dependency is pinned
+        import ryml
+    except ImportError:  # pragma: no cover
+        return None
+    return ryml
+
 
 #: The C block reader (``trainops.yaml._blockyaml.parse``), or ``None`` where it was not built (then
 #: rapidyaml reads every document).
@@ -282,6 +290,7 @@ def fast_document_json(
         if parsed is not None:
             return True, parsed[0], [], parsed[1]
     # rapidyaml and PyYAML disagree on a block scalar ending the file without a final line break.
+    ryml = _rapidyaml()
     if ryml is None or "<<" in chunk or not chunk.endswith("\n"):
         return False, None, [], None
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
@@ -342,6 +351,7 @@ _BUFFER = bytearray(1 << 16)
 def _emit_json(tree: Any, node: int) -> str:
     """The JSON of ``node``, emitted into a reused buffer (``emit_json_malloc`` leaks its result)."""
     global _BUFFER
+    ryml = _rapidyaml()
     failed, size = ryml.emit_json_to_substr(tree, node, _BUFFER)
     if failed:
         _BUFFER = bytearray(max(size, 2 * len(_BUFFER)))
@@ -352,6 +362,7 @@ def _emit_json(tree: Any, node: int) -> str:
 def _quiet_parse(data: bytes) -> Any:
     """``ryml.parse_in_arena`` with stderr silenced (rapidyaml prints parse errors on fd 2)."""
     global _DEVNULL
+    ryml = _rapidyaml()
     if _SILENCED:
         return ryml.parse_in_arena(data)
     if _DEVNULL is None:
