@@ -51,6 +51,10 @@ class KindSchema:
         deprecation_warning: the CRD's ``deprecationWarning`` text, if any.
         openapi: the raw CRD ``openAPIV3Schema`` (CRDs only; used for CEL rules).
         namespaced: whether objects of this kind live in a namespace.
+        cel_rules_to_evaluate: whether ``openapi`` holds CEL rules validation evaluates (or reports as
+            failing to compile), from the census ``trainops schemas sync`` recorded; ``None``: unknown.
+            ``False`` spares compiling them (and importing the CEL runtime) only to find transition
+            rules, which are skipped offline.
     """
 
     api_version: str
@@ -61,6 +65,7 @@ class KindSchema:
     deprecation_warning: str | None = None
     openapi: dict[str, Any] | None = None
     namespaced: bool = True
+    cel_rules_to_evaluate: bool | None = None
     #: Per-consumer compiled artefacts (e.g. the validator's CEL programs), cached with the schema so
     #: they are built once per process; the registry itself never reads it.
     extras: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -278,6 +283,20 @@ class CrdIndexEntry:
     deprecated: bool
     deprecation_warning: str | None
     namespaced: bool
+    cel_rules_to_evaluate: bool | None = None
+
+
+def _cel_rules_to_evaluate(row: dict[str, Any]) -> bool | None:
+    """From an index row's CEL census (``trainops schemas sync``): whether validation has rules to
+    evaluate or report (evaluated rules, or rules that failed to compile); ``None`` when the row has no
+    census (then the rules are compiled to find out)."""
+    census = row.get("cel")
+    if not isinstance(census, dict):
+        return None
+    rules, evaluated, errors = (census.get(key) for key in ("rules", "evaluated", "errors"))
+    if type(rules) is not int or type(evaluated) is not int or type(errors) is not int:
+        return None
+    return rules > 0 and (evaluated > 0 or errors > 0)
 
 
 class SchemaRegistry:
@@ -331,6 +350,7 @@ class SchemaRegistry:
                 deprecated=row.get("deprecated", False),
                 deprecation_warning=row.get("deprecationWarning"),
                 namespaced=row.get("scope", "Namespaced") == "Namespaced",
+                cel_rules_to_evaluate=_cel_rules_to_evaluate(row),
             )
             self._crds.setdefault((entry.api_version, entry.kind), []).append(entry)
             self.crd_count += 1
@@ -413,6 +433,7 @@ class SchemaRegistry:
             deprecation_warning=entry.deprecation_warning,
             openapi=document.get("openAPIV3Schema"),
             namespaced=entry.namespaced,
+            cel_rules_to_evaluate=entry.cel_rules_to_evaluate,
         )
 
 

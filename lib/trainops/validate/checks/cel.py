@@ -33,9 +33,10 @@ RULE = register(
 
 def validator_for(schema: KindSchema) -> CelValidator | None:
     """The schema's compiled CEL rules, built once and cached with the schema; ``None`` for built-in
-    kinds and CRD versions without rules."""
-    if schema.openapi is None:
-        return None
+    kinds and CRD versions without rules to evaluate (known from the schema cache's census without
+    compiling, when it has one)."""
+    if schema.openapi is None or schema.cel_rules_to_evaluate is False:
+        return None  # built-in kinds; CRD versions whose census has nothing to evaluate
     cached = schema.extras.get(RULE.id)
     if cached is None:
         from trainops.validate.cel import CelValidator  # cel-expr-python: imported only for CRDs
