@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import mmap
 import re
 from pathlib import Path
 
@@ -40,11 +42,13 @@ _LINE_START = re.compile(rb"^---(?:[ \t\r]|$)", re.MULTILINE)  # a document star
 
 
 def _plan_by_lines(data: bytes, chunk_bytes: int) -> list[tuple[int, int, int]]:
-    """The cuts of plan_units found the slow way: every line-start ``---`` regex match in turn."""
+    """The cuts of plan_units found the slow way: every line-start ``---`` regex match in turn, cut
+    once the unit holds the size divided by the number of units ``chunk_bytes`` gives."""
+    least = math.ceil(len(data) / math.ceil(len(data) / chunk_bytes))
     cuts: list[tuple[int, int, int]] = []
     start = 0
-    for match in _LINE_START.finditer(data, chunk_bytes):
-        if match.start() - start >= chunk_bytes:
+    for match in _LINE_START.finditer(data, least):
+        if match.start() - start >= least:
             cuts.append((start, match.start(), data.count(b"\n", 0, start)))
             start = match.start()
     return [*cuts, (start, len(data), data.count(b"\n", 0, start))]
@@ -63,13 +67,38 @@ def test_plan_units_cuts_where_every_line_start_would(pieces: list[bytes], chunk
     assert planned == (_plan_by_lines(data, chunk_bytes) if len(data) > chunk_bytes else [(0, len(data), 0)])
 
 
+def test_plan_units_of_an_mmap_and_of_bytes_agree(tmp_path: Path) -> None:
+    path = _corpus(tmp_path / "c.yaml")
+    data = path.read_bytes()
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert plan_units("c.yaml", mapped, chunk_bytes=700) == plan_units("c.yaml", data, chunk_bytes=700)
+
+
+def test_units_are_balanced_with_no_small_leftover(tmp_path: Path) -> None:
+    data = _corpus(tmp_path / "c.yaml").read_bytes()
+    sizes = [u.end - u.start for u in plan_units("c.yaml", data, chunk_bytes=math.ceil(len(data) / 4))]
+    assert len(sizes) == 4 and max(sizes) - min(sizes) < 2 * max(len(doc) for doc in data.split(b"---\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")),
+    st.integers(-5, 310),
+    st.integers(-5, 310),
+)
+def test_count_lines_is_bytes_count(data: bytes, start: int, end: int) -> None:
+    from trainops.yaml._blockyaml import count_lines
+
+    assert count_lines(data, start, end) == data[max(start, 0) : max(end, 0)].count(b"\n")
+
+
 @pytest.mark.parametrize(
     ("total", "workers", "expected"),
     [
         (150 << 20, 2, 4 << 20),  # the bench's core kinds: whole 1.5 MB files, 4 MiB cap
-        (21_400_000, 2, 21_400_000 // 16),  # five 4.4 MB files of custom resources: 1.3 MB units
+        (21_400_000, 2, 21_400_000 // 32),  # five 4.4 MB files of custom resources: 0.7 MB units
         (3 << 20, 2, 256 << 10),  # never under 256 KiB
-        (5 << 20, 1, 640 << 10),  # one worker: eight units
+        (10 << 20, 1, 640 << 10),  # one worker: sixteen units
     ],
 )
 def test_chunk_size_gives_each_worker_several_units(total: int, workers: int, expected: int) -> None:

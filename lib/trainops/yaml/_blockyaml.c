@@ -872,7 +872,26 @@ static PyObject *null_holders(PyObject *module, PyObject *value) {
     return holders;
 }
 
+/* count_lines(buffer, start, end): the line breaks in buffer[start:end] (bytes or any buffer, e.g. an
+ * mmap). A plain loop the compiler vectorises: bytes.count(b"\n") reads one byte at a time (15 ms for
+ * the 22 MB the parallel planner counts before its workers can start). */
+static PyObject *count_lines(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn:count_lines", &view, &start, &end)) return NULL;
+    if (start < 0) start = 0;
+    if (end > view.len) end = view.len;
+    const unsigned char *s = (const unsigned char *)view.buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = start; i < end; i++) count += s[i] == '\n';
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef METHODS[] = {
+    {"count_lines", count_lines, METH_VARARGS,
+     "count_lines(buffer, start, end): the number of line breaks in buffer[start:end]."},
     {"null_holders", null_holders, METH_O,
      "null_holders(value) -> set[int]\n\n"
      "The id() of every dict or list at or below value that holds a None, directly or further down "
