@@ -155,3 +155,20 @@ def test_dotted_cache_answers_what_the_function_does(parts: a.Parts) -> None:
 def test_cached_container_name_check_is_the_dns1123_label_check(name: str) -> None:
     first = a._dns1123_label_problem(name)
     assert (first, a._dns1123_label_problem(name)) == (a.DNS1123_LABEL.problem(name),) * 2
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=12) | st.sampled_from(["", "=", "A=B", "NCCL_DEBUG", "\x7f", "caf\u00e9", " ", "~"]))
+def test_env_name_test_is_the_regular_expression(name: str) -> None:
+    from trainops.validate.checks.pod_fields import _ENV_NAME_BAD, _env_name_ok
+
+    assert _env_name_ok(name) == (bool(name) and _ENV_NAME_BAD.search(name) is None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=16) | st.sampled_from(["DB_PASSWORD", "api_key", "NCCL_DEBUG", "token"])))
+def test_secret_like_with_its_name_cache_is_the_search(names: list[str]) -> None:
+    from trainops.credentials import _SECRET_NAME, secret_like
+
+    for name in [*names, *names]:  # the second time from the cache
+        assert secret_like(name) == (_SECRET_NAME.search(name) is not None)

@@ -208,7 +208,17 @@ def json_may_name_secret(text: str) -> bool:
 def secret_like(name: str, value: str | None = None) -> bool:
     """Whether ``name`` looks like the name of a credential and ``value`` (when given) is not a reference,
     template, switch or flag: the first test of :func:`secret_named` (``False`` means it is ``False``)."""
-    return _SECRET_NAME.search(name) is not None and (value is None or not _REFERENCE.match(value))
+    looks = _NAME_LOOKS_SECRET.get(name)
+    if looks is None:  # names repeat across documents (NCCL_DEBUG, MASTER_ADDR ...): searched once each
+        if len(_NAME_LOOKS_SECRET) >= _NAME_CACHE_MAX:
+            _NAME_LOOKS_SECRET.clear()
+        looks = _NAME_LOOKS_SECRET[name] = _SECRET_NAME.search(name) is not None
+    return looks and (value is None or not _REFERENCE.match(value))
+
+
+#: :data:`_SECRET_NAME` found in a name or not, by name (cleared when it holds :data:`_NAME_CACHE_MAX`).
+_NAME_LOOKS_SECRET: dict[str, bool] = {}
+_NAME_CACHE_MAX = 1 << 14
 
 
 def credential_in(value: str) -> str | None:
