@@ -240,7 +240,10 @@ def measure_startup(options: Options, report: Report) -> None:
         walls: list[float] = []
         codes: list[int] = []
         for run in range(options.startup_runs + 1):
-            m = run_measured(argv, options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env())
+            # no memory sampling: it stalls a starting process (see run_measured); peak RSS is ru_maxrss
+            m = run_measured(
+                argv, options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env(), interval=None
+            )
             if run:
                 walls.append(m.wall_s)
             codes.append(m.exit_code)

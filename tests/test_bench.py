@@ -266,6 +266,16 @@ def test_run_measured_reads_exit_code_output_and_memory(tmp_path: Path) -> None:
     assert m.wall_s > 0 and m.cpu_s >= 0
 
 
+def test_run_measured_without_memory_sampling(tmp_path: Path) -> None:
+    """Start-up runs sample no tree memory (it stalls a starting process); ru_maxrss still comes."""
+    code = "import time; x = bytearray(32 << 20); x[::4096] = b'1' * len(x[::4096]); time.sleep(0.2)"
+    sampled = run_measured([sys.executable, "-c", code], tmp_path / "a.txt")
+    unsampled = run_measured([sys.executable, "-c", code], tmp_path / "b.txt", interval=None)
+    assert sampled.tree_pss_mb >= 32 and sampled.max_processes >= 1
+    assert unsampled.tree_pss_mb == 0 and unsampled.max_processes == 0
+    assert 32 <= unsampled.max_rss_mb < 1024 and unsampled.exit_code == 0
+
+
 def test_run_measured_reads_its_inputs_before_the_clock(tmp_path: Path) -> None:
     """Each tool starts with its input in the page cache (a directory stands for its YAML files)."""
     from bench.measure import warm_page_cache
