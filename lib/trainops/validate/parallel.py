@@ -1,7 +1,7 @@
 """Validate large inputs across forked processes: the scheduler concerns of the engine.
 
 Inputs of :data:`PARALLEL_BYTES` or more are split into units (whole files up to
-:data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by a process pool;
+:data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by forked workers (:mod:`trainops.forking`);
 findings come back in the order and with the document indices of a serial run. :func:`relax_gc`
 tunes the garbage collector for streaming validation in any process.
 """
