@@ -206,7 +206,7 @@ def validate_parallel(
             continue
         try:
             with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                units.extend(plan_units(path, data, chunk_bytes))  # mapped: only what is searched is read
+                units.extend(plan_units(path, data, chunk_bytes))  # mapped, not copied into the parent
         except OSError as exc:
             raise UsageError(f"{path}: {exc.strerror}") from None
         except ValueError:  # mmap of a file that shrank to nothing since its size was read
