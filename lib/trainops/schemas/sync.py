@@ -28,6 +28,9 @@ from trainops.yaml.load import load_text
 #: ``openAPIV3Schema``; supplied by the caller (the validator owns CEL), recorded in the index.
 CelCensus = Callable[[dict[str, Any]], dict[str, int]]
 
+#: Bump when what the index records changes meaning, so caches are synced again: validation trusts
+#: each version's CEL census to skip compiling rules it would not evaluate
+#: (:attr:`trainops.schemas.registry.KindSchema.cel_rules_to_evaluate`).
 INDEX_VERSION = 2
 
 
