@@ -878,6 +878,25 @@ def test_schema_without_rules() -> None:
     assert validator.validate(_obj({"replicas": 1})) == []
 
 
+def test_a_schema_with_only_transition_rules_has_nothing_to_evaluate() -> None:
+    """The Training Operator's job CRDs hold one ``self == oldSelf`` rule: it is counted in the census
+    as skipped, and validation does not walk their objects for it."""
+    validator = CelValidator.for_schema(_schema({**REPLICAS, **_rule("self.replicas == oldSelf.replicas")}))
+    assert not validator.has_rules
+    assert (validator.census.total, validator.census.skipped_transition) == (1, 1)
+    assert validator.validate(_obj({"replicas": 1})) == []
+    mixed = CelValidator.for_schema(
+        _schema(
+            {
+                **REPLICAS,
+                "x-kubernetes-validations": [{"rule": "self == oldSelf"}, {"rule": "self.replicas < 5"}],
+            }
+        )
+    )
+    assert mixed.has_rules
+    assert [v.message for v in mixed.validate(_obj({"replicas": 9}))] == ["failed rule: self.replicas < 5"]
+
+
 # ----------------------------------------------------------------- Kubernetes CEL library (unit)
 
 LIBRARY = [

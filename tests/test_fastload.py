@@ -111,3 +111,32 @@ def test_positions_of_fast_documents_are_exact(tmp_path: Path, monkeypatch: pyte
     docs = [d for d in stream_text(text, "f.yaml") if isinstance(d, Document)]
     assert docs[1].node is None  # composed only when a position is asked for
     assert docs[1].locate(("spec", "replicas")) == (5, 3)
+
+
+def test_rapidyaml_is_imported_only_when_a_document_needs_it(tmp_path: Path) -> None:
+    """The block reader reads plain manifests: validating one does not import rapidyaml (~10 ms of
+    start-up); a document it refuses (an anchor) does."""
+    import subprocess
+    import sys
+
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n", encoding="utf-8"
+    )
+    anchored = tmp_path / "anchored.yaml"
+    anchored.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n a\ndata:\n  k: *n\n", encoding="utf-8"
+    )
+    code = (
+        "import sys\n"
+        "from trainops.yaml.load import stream_text\n"
+        "list(stream_text(open(sys.argv[1]).read(), sys.argv[1]))\n"
+        "print('ryml' in sys.modules)\n"
+    )
+    seen = {
+        path.name: subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for path in (plain, anchored)
+    }
+    assert seen == {"plain.yaml": "False", "anchored.yaml": "True"}
