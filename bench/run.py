@@ -214,6 +214,14 @@ def build_corpora(options: Options, report: Report, console: Console) -> dict[in
     return dirs
 
 
+#: The start-up row of the interpreter importing :data:`FLOOR_MODULES` and nothing of trainops.
+IMPORT_FLOOR = "python + libraries only"
+#: The libraries ``trainops validate`` cannot start without: the CLI (click), the schema engine
+#: (jsonschema_rs) and the cache directory (platformdirs); their own imports (``dataclasses``,
+#: ``inspect``, ``pathlib``, ``email.utils``...) come with them.
+FLOOR_MODULES = ("click", "jsonschema_rs", "platformdirs", "json")
+
+
 def startup_file(out: Path) -> Path:
     """A small file with one valid Deployment (deterministic)."""
     ctx = new_ctx(Random(7))
@@ -230,6 +238,8 @@ def measure_startup(options: Options, report: Report) -> None:
     path = startup_file(options.out)
     commands = {
         "trainops": trainops_argv([path], options.workers),
+        # what any Python validator built on these libraries pays before reading a file
+        IMPORT_FLOOR: [sys.executable, "-c", f"import {', '.join(FLOOR_MODULES)}"],
         "kubernetes-validate": peer_argv([path]),
     }
     if options.kubeconform_schemas is not None:
@@ -522,9 +532,13 @@ def render(report: Report, console: Console) -> None:
     for tool, data in report.startup.items():
         perf.add_row(
             tool,
-            f"start-up, 1 Deployment (median of {len(data['runs_s'])})",
-            "1",
-            f"{data['megabytes']:.3f}",
+            (
+                f"start-up, imports only (median of {len(data['runs_s'])})"
+                if tool == IMPORT_FLOOR
+                else f"start-up, 1 Deployment (median of {len(data['runs_s'])})"
+            ),
+            "" if tool == IMPORT_FLOOR else "1",
+            "" if tool == IMPORT_FLOOR else f"{data['megabytes']:.3f}",
             f"{data['median_s']:.3f}",
             "",
             "",
@@ -632,6 +646,8 @@ def legend(report: Report) -> list[str]:
     notes = [
         "docs/s: documents / wall time of one process run, start-up included; trainops splits large",
         "  inputs across forked workers (procs = most processes seen at once).",
+        f"{IMPORT_FLOOR}: the interpreter importing {', '.join(FLOOR_MODULES)} and exiting (no trainops",
+        "  code): the floor of any start-up built on these libraries on this machine.",
         "* kubernetes-validate runs on a fixed sample (the first core files of the smallest corpus) and its",
         "  docs/s is extrapolated from it; it has no CRD schemas (PyTorchJob/ServiceMonitor would be 'unchecked').",
         "peak RSS: kernel ru_maxrss of the largest single process of the tree (not a sum), read with "

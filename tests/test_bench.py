@@ -288,3 +288,32 @@ def test_run_measured_reads_its_inputs_before_the_clock(tmp_path: Path) -> None:
     assert warm_page_cache([tmp_path / "in", single]) == 5005
     m = run_measured([sys.executable, "-c", "print(1)"], tmp_path / "out.txt", inputs=[tmp_path / "in"])
     assert m.exit_code == 0
+
+
+def test_import_floor_is_part_of_what_validate_imports(tmp_path: Path) -> None:
+    """The start-up table's floor row imports only libraries that ``trainops validate`` itself loads
+    on one small file, so it is a floor: trainops code is what the two rows differ by."""
+    from bench.run import FLOOR_MODULES, startup_file
+
+    path = startup_file(tmp_path)
+    code = (
+        "import sys\n"
+        f"sys.argv = ['trainops', 'validate', '--kubernetes-version', '1.34', {str(path)!r}]\n"
+        "from trainops.cli import main\n"
+        "try:\n    code = main()\nexcept SystemExit as exit:\n    code = exit.code\n"
+        f"missing = [m for m in {FLOOR_MODULES!r} if m not in sys.modules]\n"
+        "print(code, missing)\n"
+    )
+    run = run_measured([sys.executable, "-c", code], tmp_path / "out.txt", interval=None)
+    assert run.stdout.read_text(encoding="utf-8").splitlines()[-1] == "0 []"
+
+
+def test_startup_rows_name_the_floor(tmp_path: Path) -> None:
+    """One start-up round records trainops, the import floor and kubernetes-validate, each exiting 0."""
+    from bench.run import IMPORT_FLOOR, Options, Report, measure_startup
+
+    report = Report(machine={"cpus": 1})
+    measure_startup(Options(sizes=(), startup_runs=1, out=tmp_path), report)
+    assert not report.failures
+    assert {"trainops", IMPORT_FLOOR, "kubernetes-validate"} <= set(report.startup)
+    assert all(len(data["runs_s"]) == 1 for data in report.startup.values())
