@@ -25,8 +25,7 @@ from trainops.validate.checks.cel import census
 from trainops.validate.checks.deprecated_api import RULE as DEPRECATED_API
 from trainops.validate.checks.deprecated_api import SUPERSEDED
 from trainops.validate.context import ValidateOptions
-from trainops.validate.engine import validate_files, validate_guarded, validate_text
-from trainops.validate.parallel import PARALLEL_BYTES, relax_gc, validate_parallel
+from trainops.validate.engine import relax_gc, validate_files, validate_guarded, validate_text
 from trainops.yaml.load import YAML, Document, stream_text
 from trainops.yaml.source import file_size, read_source
 from trainops.yaml.template import template_hint
@@ -38,6 +37,10 @@ if TYPE_CHECKING:
 
 #: ``progress(done_units, total_units)``, called while large inputs are validated in parallel.
 Progress = Callable[[int, int], None]
+
+#: Inputs at least this large (bytes, all files together) are validated by several processes
+#: (:mod:`trainops.validate.parallel`, imported only then).
+PARALLEL_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def check(
     """Validate ``inputs`` (file paths and/or :class:`Text` s in memory) against ``target``, then run
     ``policy`` over all of them at once when given (:func:`policy_check`).
 
-    Files whose total size is at least :data:`~trainops.validate.parallel.PARALLEL_BYTES` are split
+    Files whose total size is at least :data:`PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
     a forked process meanwhile (:mod:`trainops.policy.background`), itself splitting its
     per-document work across ``workers`` processes; the findings are those of a serial run.
@@ -195,6 +198,8 @@ def _validate(
     relax_gc()
     files = [item for item in inputs if isinstance(item, str)]
     if workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
+        from trainops.validate.parallel import validate_parallel  # only for large inputs
+
         result = validate_parallel(files, registry, options, workers=workers, progress=progress)
     else:
         result = validate_files(files, registry, options)

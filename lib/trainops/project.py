@@ -12,11 +12,13 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trainops.app import AppDef, check_registry
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from trainops.app import AppDef
 
 #: The package under the repository root that holds the apps.
 APPS_PACKAGE = "apps"
@@ -143,6 +145,8 @@ def load_project(root: Path, module: str = APPS_PACKAGE) -> Project:
         clusters = getattr(package, "CLUSTERS", None)
     if apps is None or clusters is None:
         raise UsageError(f"{root / module}/__init__.py: must define APPS and CLUSTERS")
+    from trainops.app import check_registry  # apps are read here only (validate reads clusters)
+
     try:
         registry = check_registry(list(apps))
     except ValueError as exc:

@@ -9,6 +9,7 @@ for documents with findings.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -26,7 +27,14 @@ from trainops.yaml.load import YAML, Document, locate_issues, stream_text
 from trainops.yaml.source import read_source
 from trainops.yaml.template import template_hint
 
-__all__ = ["UnknownKinds", "ValidateOptions", "validate_document", "validate_files", "validate_text"]
+__all__ = [
+    "UnknownKinds",
+    "ValidateOptions",
+    "relax_gc",
+    "validate_document",
+    "validate_files",
+    "validate_text",
+]
 
 UNKNOWN_KIND = register(
     RuleInfo(
@@ -185,3 +193,14 @@ def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry)
         return f"{api_version} {kind} is served by {', '.join(missing)}, which the target cluster does not run{also}"
     hint = "" if registry.has_crds else "; no CRD schemas cached (run `trainops schemas sync`)"
     return f"no schema for {api_version} {kind} on Kubernetes {registry.kubernetes_version}{hint}"
+
+
+def relax_gc() -> None:
+    """Tune the cyclic garbage collector for streaming validation.
+
+    Each document allocates many short-lived, acyclic dicts and lists (freed by reference counting);
+    frequent young-generation collections only cost time. Objects alive now (schemas, registry) are
+    frozen out of future collections.
+    """
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)

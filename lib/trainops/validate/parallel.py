@@ -1,14 +1,13 @@
 """Validate large inputs across forked processes: the scheduler concerns of the engine.
 
-Inputs of :data:`PARALLEL_BYTES` or more are split into units (whole files up to
+Inputs of :data:`trainops.pipeline.PARALLEL_BYTES` or more are split into units (whole files up to
 :data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by forked workers (:mod:`trainops.forking`);
-findings come back in the order and with the document indices of a serial run. :func:`relax_gc`
-tunes the garbage collector for streaming validation in any process.
+findings come back in the order and with the document indices of a serial run. Imported only
+when an input is that large.
 """
 
 from __future__ import annotations
 
-import gc
 import mmap
 import os
 import re
@@ -19,16 +18,12 @@ from trainops.errors import UsageError
 from trainops.findings import Finding, Result
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.context import ValidateOptions
-from trainops.validate.engine import validate_guarded
+from trainops.validate.engine import relax_gc, validate_guarded
 from trainops.yaml.fast import silence_stderr
 from trainops.yaml.load import stream_text
 from trainops.yaml.native import native
 from trainops.yaml.source import decode, path_problem
 from trainops.yaml.template import template_hint
-
-#: Inputs at least this large (bytes, all files together) are validated by several processes.
-PARALLEL_BYTES = 4 << 20
-
 
 #: Files larger than this (bytes) are split at document boundaries into chunks of about this size;
 #: smaller files are whole units (the parent then reads nothing before the workers start).
@@ -109,17 +104,6 @@ def _count_lines(data: Buffer, start: int, end: int) -> int:
 
 
 _WORKER: tuple[SchemaRegistry, ValidateOptions] | None = None
-
-
-def relax_gc() -> None:
-    """Tune the cyclic garbage collector for streaming validation.
-
-    Each document allocates many short-lived, acyclic dicts and lists (freed by reference counting);
-    frequent young-generation collections only cost time. Objects alive now (schemas, registry) are
-    frozen out of future collections.
-    """
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 100)
 
 
 def _init_worker() -> None:

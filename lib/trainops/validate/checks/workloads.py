@@ -47,7 +47,6 @@ from trainops.validate.checks.go_helpers import (
     show,
 )
 from trainops.validate.context import DocumentContext
-from trainops.validate.cron import schedule_problem
 
 DEPLOYMENT_STRATEGIES: Final = frozenset({"Recreate", "RollingUpdate"})
 UPDATE_STRATEGIES: Final = frozenset({"RollingUpdate", "OnDelete"})
@@ -281,6 +280,8 @@ def job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Is
 def cron_job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Issue]:
     """``validateCronJobSpec``: schedule, timeZone, concurrencyPolicy, deadlines and history limits,
     and the Job spec of ``jobTemplate``."""
+    from trainops.validate.cron import schedule_problem  # the cron parser is loaded for CronJobs only
+
     schedule = spec.get("schedule")
     if isinstance(schedule, str) and not placeholder(schedule, templated):
         problem = schedule_problem(schedule) if schedule else "is required"
