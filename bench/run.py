@@ -758,9 +758,11 @@ def run(options: Options) -> int:
     corpora = build_corpora(options, report, console)
     # Bytecode, as an installed package has it (pip compiles on install; PYTHONDONTWRITEBYTECODE would
     # otherwise make every measured trainops process compile its modules from source), and as a
-    # repository's rule pack has it after its first run (64 modules: ~70 ms per policy run from source).
+    # repository's rule pack and apps have it after their first run (64 modules: ~70 ms per policy run from
+    # source).
     compileall.compile_dir(REPO / "lib", quiet=1)
     compileall.compile_dir(REPO / "policies", quiet=1)
+    compileall.compile_dir(REPO / "apps", quiet=1)
     if kubeconform.available():
         console.print("kubeconform schemas (converted once into bench/out/kubeconform) ...")
         options = replace(options, kubeconform_schemas=kubeconform.prepare(options.out, KUBERNETES_VERSION))
