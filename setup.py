@@ -64,7 +64,7 @@ def _mypyc_extensions() -> list[Extension]:
         try:
             extensions: list[Extension] = mypycify(
                 ["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
-                opt_level="3",
+                opt_level="1",  # as fast as -O3 here (callgrind: the same instructions), built in half the time
                 group_name="trainops_native",
                 multi_file=True,
                 target_dir=os.path.join("..", "build", "mypyc"),  # the generated C, beside lib/
