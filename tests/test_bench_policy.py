@@ -15,16 +15,22 @@ import pytest
 
 from bench import checkov
 from bench.corpus import CorpusSpec, read_expected, write_corpus
+from bench.measure import Measurement
 from bench.policy import (
     CATEGORIES,
     CHECKOV_CATEGORY,
     TRAINOPS_CATEGORY,
+    VALIDATE_ALONE,
+    PolicyBench,
     checkov_category,
     checkov_findings,
     checkov_sample,
+    evaluate,
+    pack_budget,
     trainops_category,
     trainops_findings,
 )
+from bench.run import Report, ToolRun
 from conftest import CliRun
 from trainops.policy.pack import load_pack
 
@@ -158,3 +164,49 @@ def test_checkov_sample_is_whole_core_files_plus_the_first_crd_file(tmp_path: Pa
     counts = Counter(r.file for r in read_expected(tmp_path))
     assert files == ["core/part-0000.yaml", "core/part-0001.yaml", "crd/part-0000.yaml"]
     assert documents == sum(counts[f] for f in files)
+
+
+def test_pack_budget_is_what_validation_leaves_of_the_target() -> None:
+    # 10,000 documents at 5,000 docs/s on 2 CPUs: 2 s, 4 CPU-s at most
+    budget = pack_budget(10_000, 2, validation_cpu_s=2.7, both_cpu_s=14.0)
+    assert budget.total_cpu_s == pytest.approx(4.0)
+    assert budget.left_cpu_s == pytest.approx(1.3)
+    assert budget.pack_cpu_s == pytest.approx(11.3)
+    # validation alone over the budget leaves a negative share
+    over = pack_budget(5_000, 1, validation_cpu_s=1.5, both_cpu_s=2.0)
+    assert (over.total_cpu_s, over.left_cpu_s, over.pack_cpu_s) == pytest.approx((1.0, -0.5, 0.5))
+
+
+def _run(name: str, wall_s: float, cpu_s: float, tmp_path: Path) -> ToolRun:
+    measured = Measurement(
+        argv=("trainops",),
+        exit_code=1,
+        wall_s=wall_s,
+        cpu_s=cpu_s,
+        max_rss_mb=100.0,
+        tree_pss_mb=100.0,
+        tree_rss_mb=100.0,
+        max_processes=3,
+        stdout=tmp_path / f"{len(name)}.out",
+        stderr=tmp_path / f"{len(name)}.err",
+        method="test",
+    )
+    return ToolRun(name, "corpus-10k/core+crd", "corpus-10k", "policy", 10_000, measured)
+
+
+def test_the_validate_policy_target_shows_what_validation_leaves_to_the_pack(tmp_path: Path) -> None:
+    bench = PolicyBench(corpus="corpus-10k")
+    bench.runs[VALIDATE_ALONE] = _run(VALIDATE_ALONE, 1.6, 2.7, tmp_path)
+    bench.runs["trainops validate+policy"] = _run("trainops validate+policy", 10.0, 14.0, tmp_path)
+    report = Report(machine={"cpus": 2})
+    evaluate(bench, report)
+    (target,) = report.targets
+    assert not target.passed
+    assert target.measured == (
+        "1,000 docs/s; validation alone 6,250 docs/s, 2.70 CPU-s, leaves the pack 1.30 of 4.00 CPU-s;"
+        " it used 11.30"
+    )
+    del bench.runs[VALIDATE_ALONE]  # not measured: the rate alone
+    report = Report(machine={"cpus": 2})
+    evaluate(bench, report)
+    assert report.targets[0].measured == "1,000 docs/s"
