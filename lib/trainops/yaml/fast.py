@@ -51,28 +51,34 @@ block_parse: Callable[[str], tuple[Any, str] | None] | None = native("trainops.y
 #: Read documents in the block subset with :func:`block_parse` first (tests switch it off to compare).
 BLOCK_READER = True
 
+# The regular expressions below serve the paths most documents never take (the splitter in Python, for
+# texts the C splitter declines; the rapidyaml reader, for documents the block reader declines), so
+# they are compiled when first used (:func:`_pattern`): compiling them all at import took about a
+# tenth of a one-file ``trainops validate``'s start-up.
+
 #: A line that starts a YAML document (``---`` at column 0 always does; see engine.plan_units).
-_DOC_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
+_DOC_START = (r"^---(?:[ \t]|$)", re.MULTILINE)
 #: Stream-level syntax the splitter does not model: directives and document-end markers.
-_STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
+_STREAM_SYNTAX = (r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
 #: ``_DOC_START`` after the first line: searched from its literal ``\n---`` (``^`` would be tried at
 #: every position); the match starts one character before the document.
-_NEXT_DOC_START = re.compile(r"\n---(?=[ \t\n]|\Z)")
+_NEXT_DOC_START = (r"\n---(?=[ \t\n]|\Z)", 0)
 #: A line with content: YAML's white space is only space and tab (a no-break space, which Python's
 #: ``\s`` matches, starts a plain scalar: ``\xa0: 1`` is a mapping for go-yaml and PyYAML).
-_CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
+_CONTENT = (r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 #: A JSON string holding a scalar YAML 1.1 types otherwise (bool, null, octal, hex, base-60, ...).
 #: Matched on rapidyaml's JSON output, where keys and values both appear as JSON strings; a quoted
 #: YAML string that happens to match only costs a fallback.
-_AMBIGUOUS_JSON = re.compile(
+_AMBIGUOUS_JSON = (
     r'"(?=[yYnNoOtTfF~.+\-0-9])(?:y(?:es)?|Y(?:es|ES)?|n(?:o)?|N(?:o|O|ull|ULL)?|o(?:n|ff)|O(?:n|N|ff|FF)|~|'
     r"T(?:rue|RUE)|F(?:alse|ALSE)|"
     r"[-+]?(?:\.(?:inf|Inf|INF|nan|NaN|NAN)|"
     r"0[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+|"
     r"[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|"
     r"[0-9]+_[0-9_]*(?:\.[0-9_]*)?)|"
-    r'\+[0-9][0-9._]*)"'
+    r'\+[0-9][0-9._]*)"',
+    0,
 )
 #: A JSON string (in rapidyaml's output) starting with an indicator that cannot start a plain scalar
 #: in YAML 1.1 (``k: ]x``, ``[?x]``, ``{a: %x}``): rapidyaml accepts some of these, go-yaml and PyYAML
@@ -80,15 +86,21 @@ _AMBIGUOUS_JSON = re.compile(
 #: strings like ``"*"`` or ``""`` match too and only cost a fallback.
 #: Written quote first (each alternative checks what precedes the quote afterwards), so the search only
 #: stops at quotes: ``(?:^|(?<=[\[{,:\s]))"[\]}%?:&*@`]|(?<=[{,\s])"":`` matches the same texts.
-_RESERVED_JSON = re.compile(r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))')
+_RESERVED_JSON = (r'"(?:[\]}%?:&*@`](?<![^\[{,:\s]"[\]}%?:&*@`])|"(?<=[{,\s]"")(?=:))', 0)
 #: :data:`_AMBIGUOUS_JSON` or :data:`_RESERVED_JSON` in one pass: both start at a quote, so one search
 #: that tries both alternatives at each quote matches where either does (half the cost of two searches).
-_SCREEN_JSON = re.compile('"(?:' + _AMBIGUOUS_JSON.pattern[1:] + "|" + _RESERVED_JSON.pattern[1:] + ")")
-_LONE_CR = re.compile(r"\r(?!\n)")
+_SCREEN_JSON = ('"(?:' + _AMBIGUOUS_JSON[0][1:] + "|" + _RESERVED_JSON[0][1:] + ")", 0)
+_LONE_CR = (r"\r(?!\n)", 0)
 #: Anchors, aliases and tags, and a lone ``&`` or ``*`` ending a line (an error for go-yaml and
 #: PyYAML, a null for rapidyaml): only looked for (with a regex) when one of the characters occurs.
 #: Reserved indicators (``@``, backquote) starting a scalar are caught on the JSON (:data:`_RESERVED_JSON`).
-_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[&*][ \t]*$)", re.MULTILINE)
+_NODE_PROPERTY = (r"(?:^|[\s\[{,:?-])(?:[&*!][^\s]|[&*][ \t]*$)", re.MULTILINE)
+
+
+@cache
+def _pattern(source: tuple[str, int]) -> re.Pattern[str]:
+    """The compiled form of one of the (pattern, flags) pairs above, compiled on first use."""
+    return re.compile(*source)
 
 
 @dataclass(frozen=True)
@@ -111,10 +123,12 @@ def split_documents(text: str) -> list[Chunk] | None:
     ``...`` end markers): the caller then parses the whole text with PyYAML. Text before the first
     ``---`` is a document only when it has content other than comments, as in YAML.
     """
-    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
+    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _pattern(
+        _STREAM_SYNTAX
+    ).search(text):
         return None
-    starts = [m.start() + 1 for m in _NEXT_DOC_START.finditer(text)]
-    if _DOC_START.match(text):
+    starts = [m.start() + 1 for m in _pattern(_NEXT_DOC_START).finditer(text)]
+    if _pattern(_DOC_START).match(text):
         starts.insert(0, 0)
     chunks: list[Chunk] = []
     bounds = [0, *starts, len(text)]
@@ -122,7 +136,7 @@ def split_documents(text: str) -> list[Chunk] | None:
     for index in range(len(bounds) - 1):
         begin, end = bounds[index], bounds[index + 1]
         piece = text[begin:end]
-        if index > 0 or (begin < end and _CONTENT.search(piece)):
+        if index > 0 or (begin < end and _pattern(_CONTENT).search(piece)):
             chunks.append(Chunk(piece, line))
         line += piece.count("\n")
     return chunks
@@ -295,9 +309,11 @@ def fast_document_json(
         return False, None, [], None
     if "\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk:  # line breaks in YAML 1.1, not in 1.2
         return False, None, [], None
-    if "\r" in chunk and _LONE_CR.search(chunk):  # a line break for PyYAML and go-yaml, content for rapidyaml
+    if "\r" in chunk and _pattern(_LONE_CR).search(
+        chunk
+    ):  # a line break for PyYAML and go-yaml, content for rapidyaml
         return False, None, [], None
-    if ("&" in chunk or "*" in chunk or "!" in chunk) and _NODE_PROPERTY.search(chunk):
+    if ("&" in chunk or "*" in chunk or "!" in chunk) and _pattern(_NODE_PROPERTY).search(chunk):
         return False, None, [], None
     try:
         tree = _quiet_parse(chunk.encode("utf-8"))
@@ -313,7 +329,7 @@ def fast_document_json(
         text = _emit_json(tree, doc)
     except Exception:  # rapidyaml cannot emit it (e.g. nesting past its limit): use the PyYAML path
         return False, None, [], None
-    if _SCREEN_JSON.search(text):
+    if _pattern(_SCREEN_JSON).search(text):
         return False, None, [], None
     _DUPLICATES.clear()
     try:

@@ -29,7 +29,6 @@ from trainops.rules import RuleInfo, register
 from trainops.yaml import fast as fast_path
 from trainops.yaml import limits
 from trainops.yaml.fast import fast_document_json, split_pieces
-from trainops.yaml.locate import locate_in_text
 
 if TYPE_CHECKING:
     import yaml
@@ -105,6 +104,8 @@ class Document:
         answer without composing a node tree); the rest are composed.
         """
         if self.node is None and self.text is not None:
+            from trainops.yaml.locate import locate_in_text  # only once there is a finding (start-up)
+
             position = locate_in_text(self.text, parts)
             if position is not None:
                 return position[0] + 1 + self.line_offset, position[1] + 1
