@@ -6,10 +6,11 @@ compile rules only to find that none is evaluated offline."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from trainops.schemas.convert import OBJECT_META_DEF
-from trainops.schemas.registry import CoreSchemas, SchemaRegistry, core_versions
+from trainops.schemas.registry import BUNDLE_FORMAT, CoreSchemas, SchemaRegistry, core_versions
 
 MINOR = 34
 
@@ -64,3 +65,32 @@ def test_the_cel_census_of_the_cache_spares_compiling_exactly_the_rule_free_vers
         assert schema.cel_rules_to_evaluate == CelValidator.for_schema(schema.openapi).has_rules, row["file"]
         decided[schema.cel_rules_to_evaluate] += 1
     assert decided[True] > 0 and decided[False] > 0
+
+
+def test_bundles_are_kept_per_definitions_file_by_its_size_and_mtime(tmp_path: Path) -> None:
+    """The disk cache of a minor's bundles is keyed as Python keys its bytecode cache: the same file
+    reuses them; a definitions file of another size or modification time (a reinstall, an edit)
+    gets a directory of its own, so no bundle of the old file is read for the new one."""
+    source = tmp_path / "v1.34.0-local-strict"
+    source.mkdir()
+    definitions = source / "_definitions.json"
+    definitions.write_bytes((core_versions()[MINOR] / "_definitions.json").read_bytes())
+    cache = tmp_path / "cache"
+
+    first = CoreSchemas(MINOR, source, cache)
+    assert first.kind_schema("apps/v1", "Deployment") is not None
+    (directory,) = (cache / "compiled").iterdir()
+    assert directory.name == f"core-1.{MINOR}-{BUNDLE_FORMAT}-{first.digest}"
+    assert (directory / "apps_v1_Deployment.json").is_file()
+    assert CoreSchemas(MINOR, source, cache).digest == first.digest  # the same file, the same bundles
+
+    stat = definitions.stat()
+    os.utime(definitions, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    touched = CoreSchemas(MINOR, source, cache)
+    assert touched.digest != first.digest
+    data = json.loads(definitions.read_text(encoding="utf-8"))
+    definitions.write_text(json.dumps(data, indent=1), encoding="utf-8")  # same content, other size
+    resized = CoreSchemas(MINOR, source, cache)
+    assert len({first.digest, touched.digest, resized.digest}) == 3
+    assert resized.kind_schema("apps/v1", "Deployment") == first.kind_schema("apps/v1", "Deployment")
+    assert len(list((cache / "compiled").iterdir())) == 2  # touched was never asked for a bundle
