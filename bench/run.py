@@ -1,7 +1,7 @@
 """``make bench``: trainops validate vs kubernetes-validate on the same corpus, measured in one run.
 
 Steps: build the corpora if missing (:mod:`bench.corpus`); time one-file start-up of each tool
-(median of ``startup_runs``, after one unmeasured warm-up); run ``trainops validate --format json
+(median of ``startup_runs`` rounds after one unmeasured warm-up round, the tools taking turns); run ``trainops validate --format json
 --kubernetes-version 1.34`` on the core and the CRD documents of every corpus (default workers:
 all CPUs); run ``kubernetes-validate --kubernetes-version 1.34 --strict`` on a fixed sample (the first
 core files of the smallest corpus: it validates ~50 documents/s, so its rate is extrapolated from
@@ -234,7 +234,8 @@ def startup_file(out: Path) -> Path:
 
 
 def measure_startup(options: Options, report: Report) -> None:
-    """Median wall time of validating one small file, per tool (one warm-up run not counted)."""
+    """Median wall time of validating one small file, per tool: ``startup_runs`` rounds after one
+    unmeasured warm-up round, the tools taking turns within each round (:func:`startup_order`)."""
     path = startup_file(options.out)
     commands = {
         "trainops": trainops_argv([path], options.workers),
@@ -246,26 +247,35 @@ def measure_startup(options: Options, report: Report) -> None:
         commands["kubeconform"] = kubeconform.argv(
             [_rel(path)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
         )
-    for tool, argv in commands.items():
-        walls: list[float] = []
-        codes: list[int] = []
-        for run in range(options.startup_runs + 1):
-            # no memory sampling: it stalls a starting process (see run_measured); peak RSS is ru_maxrss
-            m = run_measured(
-                argv, options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env(), interval=None
-            )
-            if run:
-                walls.append(m.wall_s)
-            codes.append(m.exit_code)
-        if any(codes):
-            report.failures.append(f"{tool} start-up: exit codes {codes} (see {m.stderr})")
+    walls: dict[str, list[float]] = {tool: [] for tool in commands}
+    codes: dict[str, list[int]] = {tool: [] for tool in commands}
+    last: dict[str, Measurement] = {}
+    for run, tool in startup_order(list(commands), options.startup_runs):
+        # no memory sampling: it stalls a starting process (see run_measured); peak RSS is ru_maxrss
+        m = last[tool] = run_measured(
+            commands[tool], options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env(), interval=None
+        )
+        if run:
+            walls[tool].append(m.wall_s)
+        codes[tool].append(m.exit_code)
+    for tool in commands:
+        if any(codes[tool]):
+            report.failures.append(f"{tool} start-up: exit codes {codes[tool]} (see {last[tool].stderr})")
         report.startup[tool] = {
-            "median_s": statistics.median(walls),
-            "runs_s": walls,
-            "max_rss_mb": m.max_rss_mb,
+            "median_s": statistics.median(walls[tool]),
+            "runs_s": walls[tool],
+            "max_rss_mb": last[tool].max_rss_mb,
             "file": _rel(path),
             "megabytes": _megabytes([path]),
         }
+
+
+def startup_order(tools: Sequence[str], runs: int) -> list[tuple[int, str]]:
+    """(round, tool) in the order the start-up runs are made: round 0 is the warm-up, then ``runs``
+    measured rounds, each running every tool once. This machine's speed drifts over seconds (11
+    runs of one tool in a row went from 0.25 s to 0.17 s while the next tool's all took 0.10 s), so
+    taking turns gives every tool the same moments, as the issue's interleaved pairs did."""
+    return [(run, tool) for run in range(runs + 1) for tool in tools]
 
 
 def _megabytes(paths: Iterable[Path]) -> float:

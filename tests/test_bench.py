@@ -317,3 +317,16 @@ def test_startup_rows_name_the_floor(tmp_path: Path) -> None:
     assert not report.failures
     assert {"trainops", IMPORT_FLOOR, "kubernetes-validate"} <= set(report.startup)
     assert all(len(data["runs_s"]) == 1 for data in report.startup.values())
+
+
+def test_startup_runs_take_turns_after_a_warm_up_round() -> None:
+    from bench.run import startup_order
+
+    assert startup_order(["trainops", "floor"], 2) == [
+        (0, "trainops"),
+        (0, "floor"),
+        (1, "trainops"),
+        (1, "floor"),
+        (2, "trainops"),
+        (2, "floor"),
+    ]
