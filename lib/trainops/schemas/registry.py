@@ -143,7 +143,8 @@ class CoreSchemas:
         ``_definitions.json``, in hexadecimal, as Python keys its bytecode cache by its sources'
         (``importlib._bootstrap_external.SourceLoader``); the bundle format is part of the
         directory name (:meth:`_compiled_dir`). A reinstalled or edited file gets new bundles.
-        Hashing the file's 1.5 MB instead took about 4 % of a one-file ``trainops validate``.
+        Reading and hashing the file's 1.5 MB instead cost a one-file ``trainops validate`` a tenth
+        of its instructions (callgrind: 536.8M with the hash, 481.3M without).
 
         Raises:
             OSError: the file cannot be read (kubernetes-validate's data was removed).
