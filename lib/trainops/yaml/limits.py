@@ -21,12 +21,10 @@ from __future__ import annotations
 import os
 import re
 import resource
-from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
-from trainops.textsearch import searcher
 
 if TYPE_CHECKING:
     import yaml
@@ -78,8 +76,10 @@ def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
 
 # Leading indentation plus block indicators ("- ", "? ") of each line: the column where a block
 # node can start. Block nesting adds at most two levels per column (a sequence as a mapping value
-# shares its key's column), so 2 * (widest prefix + 1) plus every flow opener bounds the depth.
-_BLOCK_PREFIX = re.compile(r"^[ \t?-]*", re.MULTILINE)
+# shares its key's column), so 2 * (widest prefix + 1) plus every flow opener bounds the depth. A line
+# starts after any line break YAML knows (LF, CR, NEL, LS, PS: go-yaml's ``is_break``).
+_LINE_START = "(?:^|(?<=[\n\r\x85\u2028\u2029]))"
+_BLOCK_PREFIX = re.compile(_LINE_START + r"[ \t?-]*")
 
 
 def depth_bound(text: str) -> int:
@@ -101,14 +101,14 @@ def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
     wide = (limit - flow - 2) // 2 + 1
     if wide <= 0:
         return True
-    return _wide_prefix_in(wide)(text)
+    return _wide_prefix_in(wide).search(text) is not None
 
 
 @cache
-def _wide_prefix_in(wide: int) -> Callable[[str], bool]:
+def _wide_prefix_in(wide: int) -> re.Pattern[str]:
     """A search for a line of a text that starts with ``wide`` block-prefix characters, made once per
-    width (:func:`trainops.textsearch.searcher`, Rust's regex crate)."""
-    return searcher("(?:^|\n)[ \t?-]{" + str(wide) + "}")
+    width."""
+    return re.compile(_LINE_START + "[ \t?-]{" + str(wide) + "}")
 
 
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:
