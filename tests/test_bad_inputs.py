@@ -93,7 +93,7 @@ CASES = [
     Case("flow_indicator_scalar.yaml", 1, 6, "yaml", "invalid YAML: did not find expected node content"),
     # Found by `make fuzz`: a kind folded over two lines made a two-line finding.
     Case("fuzz_multiline_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 ConfigMap\\nkezzz"),
-    # Found by `make fuzz`: a lone carriage return is a line break for go-yaml but content for rapidyaml.
+    # Found by `make fuzz`: a lone carriage return is a line break for go-yaml.
     Case("fuzz_carriage_return_key.yaml", 1, 15, "yaml", "invalid YAML: could not find expected ':'"),
     # Found by `make fuzz`: a 3 KB kind became a cache file name ("File name too long", exit 3).
     Case("fuzz_utf16_long_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 Config"),

@@ -315,9 +315,9 @@ def stream_text(
     """Yield the documents of ``text`` one at a time, then a ``yaml`` finding if parsing stopped early.
 
     Streaming keeps memory flat on large inputs: a caller validates each document and drops it. A
-    text larger than one document may be (:data:`~trainops.yaml.limits.MAX_DOCUMENT_BYTES`) is first
-    cut into its documents with the parser's events, so that a document over the limit is a finding
-    without being composed.
+    text larger than one document may be (:data:`~trainops.yaml.limits.MAX_DOCUMENT_BYTES`), or that
+    may nest too deep, is first cut into its documents with the parser's events (kept on the heap),
+    so that a document over a limit is a finding without being composed and the next one is read.
 
     Args:
         text: YAML text, possibly a chunk of a larger file that starts a document.
@@ -325,22 +325,16 @@ def stream_text(
         line_offset: number of lines of the file before ``text`` (positions are shifted by it).
         index_offset: number of documents of the file before ``text``.
     """
-    if limits.utf8_size(text) <= limits.MAX_DOCUMENT_BYTES:
+    if limits.utf8_size(text) <= limits.MAX_DOCUMENT_BYTES and not limits.over_depth_bound(text):
         yield from _stream(text, path, line_offset, index_offset)
         return
     index = index_offset
     spans, stop = _document_spans(text)
     for start, line, end in spans:
         piece = text[start:end]
-        size = limits.utf8_size(piece)
-        if size > limits.MAX_DOCUMENT_BYTES:
-            yield _rejected(
-                path,
-                index,
-                line_offset + line,
-                f"document is {size} bytes, over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
-                "(3 MiB, the API server's request size limit); not read",
-            )
+        rejected = _over_limits(piece, path, line_offset + line, index)
+        if rejected is not None:
+            yield rejected
             index += 1
             continue
         for item in _stream(piece, path, line_offset + line, index):
@@ -427,6 +421,30 @@ def _out_of_memory() -> str:
         "document exhausted the memory ceiling of trainops validate "
         f"({limits.MEMORY_LIMIT_ENV}, default {limits.DEFAULT_MEMORY_LIMIT >> 30} GiB); not read"
     )
+
+
+def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document | None:
+    """A rejected document when ``text`` (one document) is over the size or depth limit."""
+    size = limits.utf8_size(text)
+    if size > limits.MAX_DOCUMENT_BYTES:
+        return _rejected(
+            path,
+            index,
+            line_offset,
+            f"document is {size} bytes, over the limit of {limits.MAX_DOCUMENT_BYTES} bytes "
+            "(3 MiB, the API server's request size limit); not read",
+        )
+    if limits.over_depth_bound(text):
+        where = limits.too_deep(text, Loader)
+        if where is not None:
+            return _rejected(
+                path,
+                index,
+                line_offset + where[0],
+                f"document nests deeper than {limits.MAX_DEPTH} levels of mappings and sequences; not read",
+                where[1] + 1,
+            )
+    return None
 
 
 def _tab_at(text: str, line: int, column: int) -> bool:
