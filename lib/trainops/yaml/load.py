@@ -532,7 +532,7 @@ def _stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterat
             document=index,
         )
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control characters)
-        yield _reader_error(exc, text, path, line_offset, index)
+        yield from _refused_character(exc, text, path, line_offset, index_offset, index)
     except yaml.YAMLError as exc:
         message = " ".join(str(exc).split())
         yield Finding(
@@ -544,46 +544,61 @@ def _stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterat
         loader.dispose()
 
 
-def _reader_error(
-    exc: yaml.reader.ReaderError, text: str, path: str, line_offset: int, index: int
-) -> Finding:
-    """The finding of a character the reader refuses. LibYAML reports its offset in the UTF-8 bytes
-    of the text and checks characters ahead of the parser, so the document holding it is counted
-    here (documents before it in the same read-ahead were not yielded)."""
+def _refused_character(
+    exc: yaml.reader.ReaderError, text: str, path: str, line_offset: int, index_offset: int, index: int
+) -> Iterator[Document | Finding]:
+    """The documents before a character the reader refuses, then its finding.
+
+    LibYAML (like go-yaml) checks characters as it reads them into its buffer, ahead of the parser,
+    and reports the offset in the UTF-8 bytes of the text: the documents between the last one
+    yielded (``index``) and the one holding the character are read again without it, as kubectl,
+    which splits a file into documents before parsing each, reads them.
+    """
     position = int(exc.position)
     if isinstance(exc.character, int) and _BaseLoader is not yaml.SafeLoader:
         position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace"))
     character = exc.character if isinstance(exc.character, int) else ord(exc.character)
-    line = _line_of(text, position)
+    starts = _document_starts(text[:position])
+    holding = max(0, len(starts) - 1)  # the document holding the character, counted from ``text``
+    done = index - index_offset
+    if done < holding:
+        start, line = starts[done]
+        for item in _stream(text[start : starts[holding][0]], path, line_offset + line, index):
+            yield item
+            if isinstance(item, Finding):
+                return
     line_start = max(text.rfind(c, 0, position) for c in "\r\n\x85\u2028\u2029") + 1
-    return Finding(
+    yield Finding(
         rule=YAML.id,
         level="error",
         message=f"invalid YAML: unacceptable character #x{character:04x}: {exc.reason}",
         file=path,
-        line=line + 1 + line_offset,
+        line=_line_of(text, position) + 1 + line_offset,
         column=position - line_start + 1,
-        document=index + max(0, _documents_started(text[:line_start]) - 1),
+        document=index_offset + holding,
     )
 
 
-def _documents_started(text: str) -> int:
-    """How many documents the parser starts in ``text`` (up to where it stops)."""
-    count = 0
+def _document_starts(text: str) -> list[tuple[int, int]]:
+    """Where the parser starts each document of ``text`` (up to where it stops): the index of the
+    start of the document's first line, and that 0-based line."""
+    starts = []
     loader = Loader(text)
     try:
         while loader.check_event():
-            if isinstance(loader.get_event(), yaml.DocumentStartEvent):  # type: ignore[no-untyped-call]
-                count += 1
+            event = loader.get_event()  # type: ignore[no-untyped-call]
+            if isinstance(event, yaml.DocumentStartEvent):
+                mark = event.start_mark
+                starts.append((int(mark.index) - int(mark.column), int(mark.line)))
     except yaml.YAMLError:
         pass
     finally:
         loader.dispose()
-    return count
+    return starts
 
 
 def duplicate_message(key: str) -> str:
-    """The message of a duplicate mapping key (both loading paths use it)."""
+    """The message of a duplicate mapping key."""
     return f'duplicate key "{key}" (the API server rejects duplicate fields)'
 
 
