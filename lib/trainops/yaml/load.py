@@ -365,12 +365,11 @@ def _document_spans(text: str) -> tuple[list[tuple[int, int, int]], tuple[int, i
     loader = Loader(text)
     try:
         while loader.check_event():
-            event = loader.get_event()  # type: ignore[no-untyped-call]
+            event = loader.get_event()
             if isinstance(event, yaml.DocumentStartEvent):
-                mark = event.start_mark
-                start = (int(mark.index) - int(mark.column), int(mark.line))
+                start = _line_start(event.start_mark)
             elif isinstance(event, yaml.DocumentEndEvent) and start is not None:
-                spans.append((start[0], start[1], int(event.end_mark.index)))
+                spans.append((start[0], start[1], _index(event.end_mark)))
                 start = None
     except yaml.YAMLError:
         if start is None:  # between documents: the error is in the next one
@@ -380,6 +379,18 @@ def _document_spans(text: str) -> tuple[list[tuple[int, int, int]], tuple[int, i
     finally:
         loader.dispose()
     return spans, None
+
+
+def _line_start(mark: Any) -> tuple[int, int]:
+    """The index of the start of a parser mark's line, and that 0-based line."""
+    assert mark is not None, "the parser marks every event"
+    return int(mark.index) - int(mark.column), int(mark.line)
+
+
+def _index(mark: Any) -> int:
+    """The character index of a parser mark."""
+    assert mark is not None, "the parser marks every event"
+    return int(mark.index)
 
 
 #: A line break as YAML (and go-yaml's ``is_break``) reads one; CR LF is one break.
@@ -586,10 +597,9 @@ def _document_starts(text: str) -> list[tuple[int, int]]:
     loader = Loader(text)
     try:
         while loader.check_event():
-            event = loader.get_event()  # type: ignore[no-untyped-call]
+            event = loader.get_event()
             if isinstance(event, yaml.DocumentStartEvent):
-                mark = event.start_mark
-                starts.append((int(mark.index) - int(mark.column), int(mark.line)))
+                starts.append(_line_start(event.start_mark))
     except yaml.YAMLError:
         pass
     finally:
