@@ -201,7 +201,7 @@ def _deep_block(depth: int) -> str:
 
 
 def _slow(text: str) -> str:
-    """The same document forced onto the PyYAML path (a ``%YAML`` directive cannot be split)."""
+    """The same document after a ``%YAML`` directive: positions shift by its two lines."""
     return "%YAML 1.1\n---\n" + text
 
 
@@ -212,7 +212,7 @@ def _big_configmap(size: int) -> str:
 
 
 def _anchored(text: str) -> str:
-    """An anchor forces the document onto the PyYAML path of the splitter too."""
+    """The same document with an anchor (alias expansion is counted)."""
     return text.replace("  name: big\n", "  name: big\n  labels: {a: &a b}\n", 1)
 
 
@@ -234,25 +234,36 @@ class Heavy:
 
 
 HEAVY = [
+    Heavy("deep-flow-20000", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"),
     Heavy(
-        "deep-flow-20000-fast-path", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"
+        "deep-flow-20000-after-a-directive",
+        lambda: _slow(_deep_flow(20000)),
+        1,
+        8,
+        "yaml",
+        "nests deeper than 128 levels",
     ),
+    Heavy("deep-block-300", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"),
     Heavy(
-        "deep-flow-20000-slow-path", lambda: _slow(_deep_flow(20000)), 1, 8, "yaml", "nesting deeper than 128"
+        "deep-block-300-after-a-directive",
+        lambda: _slow(_deep_block(300)),
+        1,
+        135,
+        "yaml",
+        "nests deeper than 128 levels",
     ),
+    Heavy("deep-flow-120", lambda: _deep_flow(120), 1, 6, "type", "expected string, got array"),
     Heavy(
-        "deep-block-300-fast-path", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"
+        "deep-flow-120-after-a-directive",
+        lambda: _slow(_deep_flow(120)),
+        1,
+        8,
+        "type",
+        "expected string, got array",
     ),
+    Heavy("deep-block-120", lambda: _deep_block(120), 1, 6, "type", "expected string, got object"),
     Heavy(
-        "deep-block-300-slow-path", lambda: _slow(_deep_block(300)), 1, 135, "yaml", "nesting deeper than 128"
-    ),
-    Heavy("deep-flow-120-fast-path", lambda: _deep_flow(120), 1, 6, "type", "expected string, got array"),
-    Heavy(
-        "deep-flow-120-slow-path", lambda: _slow(_deep_flow(120)), 1, 8, "type", "expected string, got array"
-    ),
-    Heavy("deep-block-120-fast-path", lambda: _deep_block(120), 1, 6, "type", "expected string, got object"),
-    Heavy(
-        "deep-block-120-slow-path",
+        "deep-block-120-after-a-directive",
         lambda: _slow(_deep_block(120)),
         1,
         8,
@@ -260,7 +271,7 @@ HEAVY = [
         "expected string, got object",
     ),
     Heavy(
-        "configmap-2.5MiB-fast-path",
+        "configmap-2.5MiB",
         lambda: _big_configmap(5 << 19),
         1,
         1,
@@ -268,7 +279,7 @@ HEAVY = [
         "ConfigMap data is 2595000 bytes, more than the 1048576-byte (1 MiB) limit",
     ),
     Heavy(
-        "configmap-2.5MiB-slow-path",
+        "configmap-2.5MiB-anchored",
         lambda: _anchored(_big_configmap(5 << 19)),
         1,
         1,
@@ -293,12 +304,12 @@ HEAVY = [
         "over the limit of 3145728 bytes (3 MiB, the API server's request size limit)",
     ),
     Heavy(
-        "document-over-3MiB-slow-path",
+        "document-over-3MiB-after-a-directive",
         lambda: _slow(_big_configmap(4 << 20)),
         1,
-        3,
+        1,  # the document starts at its directive
         "yaml",
-        "document is over the limit of 3145728 bytes",
+        "over the limit of 3145728 bytes (3 MiB, the API server's request size limit)",
     ),
 ]
 
@@ -328,7 +339,7 @@ def test_memory_ceiling_is_a_finding_and_the_run_goes_on(tmp_path: Path) -> None
     """Under ``TRAINOPS_MEMORY_LIMIT`` a document too big to build is a finding; the next file is still checked."""
     heavy = tmp_path / "a_heavy.yaml"
     heavy.write_text(
-        CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 200_000) + "]\n"
+        CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 1_000_000) + "]\n"
     )
     light = tmp_path / "b_light.yaml"
     light.write_text(CM.format(name="Light_Bad"))
