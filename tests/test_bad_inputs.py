@@ -10,6 +10,7 @@ swapping CI runner.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import resource
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO
+from trainops.yaml.load import Document, stream_text
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 TRAINOPS = str(Path(sys.executable).parent / "trainops")
@@ -356,3 +358,82 @@ def test_bad_memory_limit_setting_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err, _ = _run_bounded(str(CORPUS / "empty.yaml"), env={"TRAINOPS_MEMORY_LIMIT": "lots"})
     assert code == 2
     assert err.strip() == "trainops: TRAINOPS_MEMORY_LIMIT='lots': expected bytes, e.g. 4G or 512M"
+
+
+def _fan_out(key_bytes: int, places: int) -> str:
+    """A Pod whose containers all merge one anchored mapping holding one long key (issue 27)."""
+    key = "k" * key_bytes
+    lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: fan", "spec:", "  containers:"]
+    lines.append(f"  - name: c0\n    image: busybox:1.36\n    <<: &bad\n      ? {key}\n      : 1")
+    lines += [f"  - name: c{i}\n    image: busybox:1.36\n    <<: *bad" for i in range(1, places)]
+    return "\n".join(lines) + "\n"
+
+
+def test_one_large_value_behind_many_aliases_is_one_finding(tmp_path: Path) -> None:
+    """Issue 27: a 1 MB key reached through one anchor in 100 places gave a 100 MB report at 706 MB.
+    kubectl sends the expanded object, 100 times over the API server's request size limit."""
+    path = tmp_path / "fan.yaml"
+    path.write_text(_fan_out(1 << 20, 100))
+    code, out, err, seconds = _run_bounded(str(path), "--policy", "-o", "json")
+    _no_crash(out, err)
+    assert code == 1
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["rule"], finding["line"], finding["keyword"]) == ("yaml", 1, "limit")
+    assert finding["message"].startswith("document expands through its aliases to more than 3145728 bytes")
+    assert len(out) < 2000 and seconds < SUBPROCESS_SECONDS
+
+
+def test_a_few_aliases_of_a_large_value_are_read() -> None:
+    """Under the request size limit the same shape is an ordinary document."""
+    (document,) = list(stream_text(_fan_out(1000, 100), "fan.yaml"))
+    assert isinstance(document, Document) and document.rejected is None
+    assert len(document.data["spec"]["containers"]) == 100
+
+
+EIGHT_MB = {
+    "many-keys": lambda: CM.format(name="big") + "data:\n" + "".join(f"  k{i:08}: v{i:06}\n" for i in range(1 << 19)),
+    "flow-sequence": lambda: CM.format(name="big") + "data:\n  k: [" + ",".join(["1"] * (1 << 22)) + "]\n",
+    "unclosed-flow-mapping": lambda: CM.format(name="big") + "data:\n  k: {" + ", ".join(f"a{i}: 1" for i in range(1 << 20)) + "\n",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", sorted(EIGHT_MB))
+def test_an_8mb_file_is_a_finding_under_the_default_ceiling(tmp_path: Path, shape: str) -> None:
+    """Issue 27: an 8 MB file reached 3.8 GB and exited 3 (MemoryError). Its one document is over the
+    API server's request size limit: cut out with the parser's events, never composed."""
+    path = tmp_path / "big.yaml"
+    path.write_text(EIGHT_MB[shape]())
+    assert path.stat().st_size > 8 << 20
+    code, out, err, seconds = _run_bounded(str(path), env={"TRAINOPS_MEMORY_LIMIT": "300M"})
+    _no_crash(out, err)
+    assert code == 1
+    assert re.search(
+        rf"^{re.escape(str(path))}:1: .*over the limit of 3145728 bytes.*\[yaml\]$", out, re.M
+    ), out
+    assert seconds < SUBPROCESS_SECONDS
+
+
+def test_300000_one_line_documents_as_json_under_300mb(tmp_path: Path) -> None:
+    """Issue 27: 300,000 one-line documents with ``--format json`` exited 3 under a 300 MB ceiling;
+    the JSON report is written one finding at a time."""
+    path = tmp_path / "many.yaml"
+    path.write_text("".join(f"--- a{i}\n" for i in range(300_000)))
+    code, out, err, seconds = _run_bounded(str(path), "-o", "json", env={"TRAINOPS_MEMORY_LIMIT": "300M"})
+    _no_crash(out, err)
+    assert code == 1
+    report = json.loads(out)
+    assert (report["documents"], report["errors"], len(report["findings"])) == (300_000, 300_000, 300_000)
+    assert report["findings"][-1]["message"] == "document is not a mapping (got string)"
+
+
+def test_findings_over_the_memory_ceiling_are_one_finding(tmp_path: Path) -> None:
+    """More findings than the ceiling holds: one ``yaml`` finding saying so, exit 1, not MemoryError."""
+    path = tmp_path / "many.yaml"
+    path.write_text("".join(f"--- a{i}\n" for i in range(900_000)))
+    code, out, err, _ = _run_bounded(
+        str(path), "-o", "json", "-j", "1", env={"TRAINOPS_MEMORY_LIMIT": "300M"}
+    )
+    _no_crash(out, err)
+    assert code == 1
+    (finding,) = json.loads(out)["findings"]
+    assert finding["message"].startswith("the run exhausted the memory ceiling of trainops validate")

@@ -17,7 +17,7 @@ from trainops.pipeline import cluster_facts, policy_check, policy_run
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
 from trainops.policy.pack import load_pack
-from trainops.report import render
+from trainops.report import write_report
 from trainops.yaml.load import expand_paths
 
 config_option = click.option(
@@ -64,7 +64,7 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     named = opts.cluster is not None or opts.facts is not None
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
     result = policy_check(files, run, cluster_facts=None if named else cluster_facts, workers=workers)
-    sys.stdout.write(render(result, opts.fmt))
+    write_report(result, opts.fmt, sys.stdout)
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
 

@@ -223,6 +223,7 @@ def validate_parallel(
             total.findings.extend(
                 replace(f, document=(f.document or 0) + offset) if offset else f for f in unit_result.findings
             )
+            unit_result.findings = []  # renumbered copies replace them: one unit's worth held twice at most
             offset += unit_result.nodes
             if unit_result.stopped:
                 break

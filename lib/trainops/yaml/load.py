@@ -469,6 +469,11 @@ class _ExcessiveAliasing(Exception):
     """Raised by :class:`_CountingBuilder` when alias expansion exceeds go-yaml's bound."""
 
 
+class _ExcessiveExpansion(Exception):
+    """Raised by :class:`_CountingBuilder` when the built value's keys and scalars alone exceed
+    :data:`~trainops.yaml.limits.MAX_DOCUMENT_BYTES` (a document without aliases never does)."""
+
+
 #: An alias (``*name``) may occur: only then does building count alias expansion.
 _ALIAS = re.compile(r"(?:^|[\s\[{,:?-])\*[^\s]", re.MULTILINE)
 
@@ -508,6 +513,18 @@ def _stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterat
             builder = builder_class()
             try:
                 data = builder.build(node)
+            except _ExcessiveExpansion:
+                yield _rejected(
+                    path,
+                    index,
+                    line_offset + int(node.start_mark.line),
+                    "document expands through its aliases to more than "
+                    f"{limits.MAX_DOCUMENT_BYTES} bytes (3 MiB, the API server's request size limit; "
+                    "kubectl sends the expanded object); not read",
+                    int(node.start_mark.column) + 1,
+                )
+                index += 1
+                continue
             except _ExcessiveAliasing:
                 yield _rejected(
                     path,
@@ -743,13 +760,18 @@ class _CountingBuilder(_Builder):
 
     An alias in a composed PyYAML tree is the anchored node itself, met a second time: every node
     built while inside such a repeat counts as aliased. Building stops with
-    :class:`_ExcessiveAliasing` once :func:`~trainops.yaml.limits.excessive_aliasing` holds.
+    :class:`_ExcessiveAliasing` once :func:`~trainops.yaml.limits.excessive_aliasing` holds, and with
+    :class:`_ExcessiveExpansion` once the characters of the keys and scalars built (repeats included,
+    a lower bound of the JSON kubectl sends) exceed the API server's request size limit: few aliases
+    of one large value stay under go-yaml's ratio but make an object (and a report quoting it) a
+    hundred times the file's size.
     """
 
-    __slots__ = ("_aliased", "_decoded", "_depth", "_seen")
+    __slots__ = ("_aliased", "_chars", "_decoded", "_depth", "_seen")
 
     def __init__(self) -> None:
         super().__init__()
+        self._chars = 0
         self._decoded = 0
         self._aliased = 0
         self._depth = 0
@@ -761,6 +783,13 @@ class _CountingBuilder(_Builder):
             self._aliased += 1
             if limits.excessive_aliasing(self._decoded, self._aliased):
                 raise _ExcessiveAliasing
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            self._chars += len(node.value)
+        elif cls is yaml.MappingNode:
+            self._chars += sum(len(k.value) for k, _ in node.value if k.__class__ is yaml.ScalarNode)
+        if self._chars > limits.MAX_DOCUMENT_BYTES:
+            raise _ExcessiveExpansion
         key = id(node)
         if key not in self._seen:
             self._seen.add(key)
