@@ -418,7 +418,7 @@ def test_300000_one_line_documents_as_json_under_300mb(tmp_path: Path) -> None:
     the JSON report is written one finding at a time."""
     path = tmp_path / "many.yaml"
     path.write_text("".join(f"--- a{i}\n" for i in range(300_000)))
-    code, out, err, seconds = _run_bounded(str(path), "-o", "json", env={"TRAINOPS_MEMORY_LIMIT": "300M"})
+    code, out, err, _ = _run_bounded(str(path), "-o", "json", env={"TRAINOPS_MEMORY_LIMIT": "300M"})
     _no_crash(out, err)
     assert code == 1
     report = json.loads(out)
