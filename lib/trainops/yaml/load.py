@@ -208,29 +208,12 @@ def locate_issues(
                 kind=kind,
                 namespace=namespace,
                 name=name,
-                path=_path_text(issue.parts),
+                path=one_line(json_path(issue.parts)),
                 keyword=issue.keyword,
                 remediation=None if remediation is None else remediation(issue.rule),
             )
         )
     return findings
-
-
-#: JSON path text of path parts already rendered (findings of many documents share their paths).
-_PATH_TEXTS: dict[tuple[str | int, ...], str] = {}
-
-
-def _path_text(parts: tuple[str | int, ...]) -> str:
-    """``one_line(json_path(parts))``, remembered for up to 65,536 paths."""
-    try:
-        return _PATH_TEXTS[parts]
-    except KeyError:
-        if len(_PATH_TEXTS) >= 65536:
-            _PATH_TEXTS.clear()
-        text = _PATH_TEXTS[parts] = one_line(json_path(parts))
-        return text
-    except TypeError:  # parts given as a list
-        return one_line(json_path(parts))
 
 
 @dataclass
