@@ -214,3 +214,14 @@ def test_split_across_processes_as_read_serially(
     assert split.findings == serial.findings
     (last,) = [f for f in serial.findings if f.name == "m59" and f.path == "$.spec.bogusField"]
     assert (last.document, last.line) == (59, 1 + 20 * 6 + 39 * 13 + 59 + 11)
+
+
+@pytest.mark.parametrize("bad", ["x\x7f", "[1,\n c: }"], ids=["refused-character", "syntax-error"])
+def test_an_error_in_a_large_text_is_reported_where_it_is(monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    """The error of a small document followed by more text than a document may hold is reported at
+    its position (the parser stops there), not as an oversized document."""
+    text = f"é: 1\r\n---\r\nb: {bad}\r\n---\r\nd: {'x' * 2000}\r\n"
+    small = _read(text)
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", 800)
+    assert _read(text) == small
+    assert small[0] == ("doc", 0, {"é": 1}, 1) and small[1][:3] == ("finding", 1, 3 if "\x7f" in bad else 4)

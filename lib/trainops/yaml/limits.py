@@ -22,6 +22,7 @@ import os
 import re
 import resource
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
@@ -82,9 +83,35 @@ _LINE_START = "(?:^|(?<=[\n\r\x85\u2028\u2029]))"
 _BLOCK_PREFIX = re.compile(_LINE_START + r"[ \t?-]*")
 
 
+#: Line breaks (go-yaml's ``is_break``), and what may follow a document marker (``---``, ``...``).
+_BREAKS = "\n\r\x85\u2028\u2029"
+_AFTER_MARKER = " \t" + _BREAKS
+
+
+def flow_openers(text: str) -> int:
+    """The most flow collection openers (``[``, ``{``) in one document of ``text``: counted between
+    document markers (``---`` or ``...`` at the start of a line), which no flow collection, quoted or
+    block scalar spans (go-yaml and LibYAML end a scalar there, or fail inside a flow collection);
+    a bound of each document's flow nesting, not of the whole stream's."""
+    if "[" not in text and "{" not in text:
+        return 0
+    cuts = [0]
+    for marker in ("---", "..."):
+        at = text.find(marker)
+        while at >= 0:
+            end = at + 3
+            if (at == 0 or text[at - 1] in _BREAKS) and (end == len(text) or text[end] in _AFTER_MARKER):
+                cuts.append(at)
+            at = text.find(marker, end)
+    cuts.sort()
+    cuts.append(len(text))
+    return max(text.count("[", a, b) + text.count("{", a, b) for a, b in pairwise(cuts))
+
+
 def depth_bound(text: str) -> int:
-    """A cheap upper bound of the nesting depth of ``text`` (no parsing; may overestimate a lot)."""
-    flow = text.count("[") + text.count("{")
+    """A cheap upper bound of the nesting depth of each document of ``text`` (no parsing; may
+    overestimate a lot)."""
+    flow = flow_openers(text)
     if flow > MAX_DEPTH:
         return flow
     widest = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
@@ -94,7 +121,7 @@ def depth_bound(text: str) -> int:
 def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
     """``depth_bound(text) > limit`` (for ``limit <= MAX_DEPTH``), answered by looking for one line whose
     prefix is wide enough instead of measuring every line (a few microseconds per document)."""
-    flow = text.count("[") + text.count("{")
+    flow = flow_openers(text)
     if flow > limit:
         return True
     # 2 * (widest + 1) + flow > limit  <=>  widest >= wide

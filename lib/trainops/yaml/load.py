@@ -326,8 +326,8 @@ def stream_text(
                 return
             index += 1
     if stop is not None:  # the rest holds the error that stopped the parser: read it for its finding
-        start, line = stop
-        if limits.utf8_size(text) - limits.utf8_size(text[:start]) > 2 * limits.MAX_DOCUMENT_BYTES:
+        start, line, error = stop
+        if limits.utf8_size(text[start:error]) > limits.MAX_DOCUMENT_BYTES:
             yield _limit_finding(
                 path,
                 index,
@@ -339,10 +339,13 @@ def stream_text(
         yield from _stream(text[start:], path, line_offset + line, index)
 
 
-def _document_spans(text: str) -> tuple[list[tuple[int, int, int]], tuple[int, int] | None]:
+def _document_spans(
+    text: str,
+) -> tuple[list[tuple[int, int, int]], tuple[int, int, int] | None]:
     """The documents of ``text`` as the parser's events delimit them: ``(start, line, end)`` each, a
     character range from the start of the document's first line and its 0-based line; and, when the
-    parser stopped at an error, ``(start, line)`` of the document it was in (else ``None``)."""
+    parser stopped at an error, ``(start, line, error)`` of the document it was in, ``error`` the
+    index where it stopped (else ``None``)."""
     spans: list[tuple[int, int, int]] = []
     start: tuple[int, int] | None = None
     loader = Loader(text)
@@ -354,11 +357,16 @@ def _document_spans(text: str) -> tuple[list[tuple[int, int, int]], tuple[int, i
             elif isinstance(event, yaml.DocumentEndEvent) and start is not None:
                 spans.append((start[0], start[1], _index(event.end_mark)))
                 start = None
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
         if start is None:  # between documents: the error is in the next one
             end = spans[-1][2] if spans else 0
             start = (end, _line_of(text, end))
-        return spans, start
+        mark = exc.problem_mark if isinstance(exc, yaml.MarkedYAMLError) else None
+        if isinstance(exc, yaml.reader.ReaderError):
+            error = _refused_index(exc, text)
+        else:
+            error = int(mark.index) if mark is not None else len(text)
+        return spans, (start[0], start[1], max(start[0], min(error, len(text))))
     finally:
         loader.dispose()
     return spans, None
@@ -565,9 +573,7 @@ def _refused_character(
     yielded (``index``) and the one holding the character are read again without it, as kubectl,
     which splits a file into documents before parsing each, reads them.
     """
-    position = int(exc.position)
-    if isinstance(exc.character, int) and _BaseLoader is not yaml.SafeLoader:
-        position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace"))
+    position = _refused_index(exc, text)
     character = exc.character if isinstance(exc.character, int) else ord(exc.character)
     starts = _document_starts(text[:position])
     holding = max(0, len(starts) - 1)  # the document holding the character, counted from ``text``
@@ -588,6 +594,14 @@ def _refused_character(
         column=position - line_start + 1,
         document=index_offset + holding,
     )
+
+
+def _refused_index(exc: yaml.reader.ReaderError, text: str) -> int:
+    """The index in ``text`` of the character the reader refused (LibYAML gives a UTF-8 byte offset)."""
+    position = int(exc.position)
+    if isinstance(exc.character, int) and _BaseLoader is not yaml.SafeLoader:
+        position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace"))
+    return position
 
 
 def _document_starts(text: str) -> list[tuple[int, int]]:
