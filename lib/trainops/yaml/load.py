@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from trainops import _accel as accel
 from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
@@ -308,6 +309,26 @@ def stream_text(
         line_offset: number of lines of the file before ``text`` (positions are shifted by it).
         index_offset: number of documents of the file before ``text``.
     """
+    pieces = accel.block_pieces(text)
+    if pieces is None:
+        yield from _plain_stream(text, path, line_offset, index_offset)
+        return
+    index = index_offset
+    for piece, line in pieces:  # the faster path (trainops._accel): the same documents
+        parsed = accel.parse_block(piece) if len(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        if parsed is not None:
+            yield Document(path, index, parsed[0], None, [], line_offset + line, piece)
+            index += 1
+            continue
+        for item in _plain_stream(piece, path, line_offset + line, index):
+            yield item
+            if isinstance(item, Finding):
+                return
+            index += 1
+
+
+def _plain_stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterator[Document | Finding]:
+    """:func:`stream_text` with PyYAML alone."""
     if limits.utf8_size(text) <= limits.MAX_DOCUMENT_BYTES and not limits.over_depth_bound(text):
         yield from _stream(text, path, line_offset, index_offset)
         return
