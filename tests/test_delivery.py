@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
@@ -24,7 +25,7 @@ EXAMPLES = REPO.parent / "shared" / "examples"
 
 @pytest.fixture(scope="module")
 def bundled() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +234,7 @@ def test_application_sets_generate_every_cluster_app_pair(
             excluded = {d["path"] for d in dirs if d.get("exclude")}
             for entry in dirs:
                 path = entry["path"]
-                if entry.get("exclude") or path in excluded or not (REPO / path).is_dir():
+                if entry.get("exclude") or path in excluded or not (SAMPLE / path).is_dir():
                     continue
                 params = {**first, "{{ .path.path }}": path, "{{ .path.basename }}": Path(path).name}
                 app = {
@@ -451,7 +452,7 @@ def test_argocd_output_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
         out = tmp_path / seed
         env = {**os.environ, "PYTHONHASHSEED": seed}
         command = [str(Path(sys.executable).with_name("trainops")), "synth", "--out", str(out)]
-        subprocess.run(command, cwd=REPO, env=env, check=True, timeout=300, capture_output=True)
+        subprocess.run(command, cwd=SAMPLE, env=env, check=True, timeout=300, capture_output=True)
         trees.append(
             {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("argocd/*.yaml"))}
         )

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import EXAMPLES, REPO, needs_shared
+from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops.findings import Finding, Result
 from trainops.pipeline import Target, once_per_run, resolve_target
 from trainops.schemas.registry import newest_kubernetes_version
@@ -154,7 +154,7 @@ def test_no_notice_for_a_cluster_running_the_training_operator(
 
 
 def test_generated_output_of_the_repository_has_no_findings_at_all(cli: Any) -> None:
-    run = cli("validate", "-o", "json", str(REPO / "generated" / "gpu-prod"))
+    run = cli("validate", "-o", "json", str(SAMPLE / "generated" / "gpu-prod"))
     report = json.loads(run.out)
     assert run.code == 0 and report["documents"] > 0
     assert report["findings"] == []

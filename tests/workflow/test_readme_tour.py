@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, SAMPLE
 from tests.workflow.project import init_repo
 
 MULTI_NODE = "apps/pytorch_ddp_multi_node.py"
@@ -56,8 +56,8 @@ def test_tour_lists_the_loop(steps: list[str]) -> None:
 
 def test_tour(cli: Any, steps: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "repo"
-    shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "generated", root / "generated")
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE / "generated", root / "generated")
     init_repo(root)
     monkeypatch.chdir(root)
     outputs: dict[str, Any] = {}

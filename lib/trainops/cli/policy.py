@@ -16,7 +16,7 @@ from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.pipeline import cluster_facts, policy_check, policy_run
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import load_pack
 from trainops.report import render
 from trainops.yaml.load import expand_paths
 
@@ -24,7 +24,7 @@ config_option = click.option(
     "--config",
     "config",
     type=click.Path(dir_okay=False),
-    help="Policy config (default: policies/config.yaml, else policies/default.yaml).",
+    help="Policy config (default: policies/config.yaml, else the default pack's default.yaml).",
 )
 
 
@@ -34,7 +34,8 @@ class PolicyCheckOptions:
 
     Args:
         paths: files or directories; cross-object rules see every document of them at once.
-        config: a policy config file; default: ``policies/config.yaml``, else ``policies/default.yaml``.
+        config: a policy config file; default: ``policies/config.yaml``, else the default pack's
+            ``default.yaml``.
         cluster: take the facts (GPU resources, queues, external objects) from this cluster.
         facts: take the facts from this YAML file instead (``schemas/local/policy-facts.json``).
         show_waived: list waived findings too (level ``info``).
@@ -77,7 +78,7 @@ def run_policy_list(fmt: ListFormat, config: str | None = None) -> int:
 
 @click.group("policy")
 def group() -> None:
-    """Policy rules from the repository's policies/ pack."""
+    """Policy rules: the default pack plus the repository's policies/."""
 
 
 @group.command("check")
@@ -105,13 +106,14 @@ def check_command(**kwargs: Any) -> None:
 @click.option("--format", "-o", "fmt", type=click.Choice(LIST_FORMATS), default="text", show_default=True)
 @config_option
 def list_command(fmt: ListFormat, config: str | None) -> None:
-    """List the rules with their levels (markdown is policies/README.md)."""
+    """List the rules with their levels (markdown: the rule reference, README.md of the default pack)."""
     sys.exit(run_policy_list(fmt, config))
 
 
 @group.command("schema")
 def schema_command() -> None:
-    """Print the JSON Schema of policy config files (schemas/local/policy-config.json)."""
+    """Print the JSON Schema of policy config files for the loaded pack (the default pack's is
+    schemas/local/policy-config.json)."""
     sys.stdout.write(config_schema_text(load_pack()))
     sys.exit(EXIT_OK)
 

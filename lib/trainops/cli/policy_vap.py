@@ -13,7 +13,7 @@ import click
 from trainops.errors import EXIT_OK, UsageError
 from trainops.naming import DNS1123_LABEL
 from trainops.policy.config import load_config
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import load_pack
 from trainops.policy.vap import DEFAULT_NAMESPACE, export_objects, render_stream, write_directory
 
 
