@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from tests.test_validate_anywhere import installed  # noqa: F401  (fixture: trainops built as a wheel)
 from trainops.policy.config import DEFAULT_CONFIG, config_schema_text
 from trainops.policy.loader import DEFAULT_DIR, default_pack, find_policy_dir
 
@@ -235,3 +236,23 @@ def test_nothing_under_lib_reads_the_source_tree() -> None:
         if "__file__" in line and ("parents[" in line or ".parent.parent" in line)
     ]
     assert offenders == []
+
+
+def test_the_installed_wheel_carries_the_default_pack(installed: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The wheel ships the rule modules, ``default.yaml`` and the rule reference; from an empty
+    directory the installed trainops checks with them and reads nothing of this source tree."""
+    pack = installed / "trainops" / "policy" / "pack"
+    assert (pack / "default.yaml").read_bytes() == DEFAULT_CONFIG.read_bytes()
+    assert (pack / "README.md").read_bytes() == (DEFAULT_DIR / "README.md").read_bytes()
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED_POD)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(installed), "LANG": "C.UTF-8"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(installed / "bin" / "trainops"), *args]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+    listed = run("policy", "list", "--format", "markdown")
+    assert listed.returncode == 0 and listed.stdout == (DEFAULT_DIR / "README.md").read_text(encoding="utf-8")
+    checked = run("policy", "check", "-o", "json", "pod.yaml")
+    assert checked.returncode == 1, checked.stderr
+    assert "no-privileged" in {f["rule"] for f in json.loads(checked.stdout)["findings"]}

@@ -62,7 +62,7 @@ def run_export_vap(opts: ExportVapOptions) -> int:
     "--config",
     "config",
     type=click.Path(dir_okay=False),
-    help="Policy config (default: policies/config.yaml, else policies/default.yaml).",
+    help="Policy config (default: policies/config.yaml, else the default pack's default.yaml).",
 )
 @click.option(
     "--namespace", default=DEFAULT_NAMESPACE, show_default=True, help="Namespace of the parameter ConfigMaps."
