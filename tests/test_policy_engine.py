@@ -509,12 +509,17 @@ def test_policy_check_warnings_fail_only_with_strict(
     assert cli("policy", "check", str(fixture), "--config", str(config), *flags).code == code
 
 
-def test_a_second_rule_pack_is_refused(tmp_path: Path) -> None:
-    load_pack(SAMPLE / "policies")
-    (tmp_path / "policies").mkdir()
-    (tmp_path / "policies" / "__init__.py").write_text("RULES = ()\n")
+def test_a_second_pack_of_rule_modules_is_refused(tmp_path: Path) -> None:
+    """Rule IDs are registered per process: one repository's rule modules at a time; repositories
+    with a config alone (the sample's) load beside them."""
+    for name in ("a", "b"):
+        (tmp_path / name / "policies").mkdir(parents=True)
+        (tmp_path / name / "policies" / "__init__.py").write_text("RULES = ()\n")
+    first = load_pack(tmp_path / "a" / "policies")
+    assert first.rules == default_pack().rules
     with pytest.raises(UsageError, match=r"another rule pack .* is already loaded"):
-        load_pack(tmp_path / "policies")
+        load_pack(tmp_path / "b" / "policies")
+    assert load_pack(SAMPLE / "policies").directory == SAMPLE / "policies"
 
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: ml}\n"

@@ -90,8 +90,8 @@ def load_pack(directory: Path | None = None) -> Pack:
     Raises:
         UsageError: the repository's package fails to import, its ``RULES`` is missing or not a
             tuple of modules, a module breaks the rule shape, a rule ID is listed twice or is one of
-            the default pack's; a second, different repository pack in the same process (rule IDs
-            are registered globally).
+            the default pack's; a second repository with rule modules in the same process (rule IDs
+            are registered globally; a ``policies/`` without modules is always loaded).
     """
     base = default_pack()
     if directory is None:
@@ -101,11 +101,11 @@ def load_pack(directory: Path | None = None) -> Pack:
     directory = directory.resolve()
     if directory in _LOADED:
         return _LOADED[directory]
-    other = next((d for d in _LOADED if d is not None), None)
-    if other is not None:
-        raise UsageError(f"{directory}: another rule pack ({other}) is already loaded in this process")
     rules = dict(base.rules)
     if (directory / "__init__.py").is_file():
+        other = next((d for d in _LOADED if d is not None and (d / "__init__.py").is_file()), None)
+        if other is not None:
+            raise UsageError(f"{directory}: another rule pack ({other}) is already loaded in this process")
         rules.update(_rules(_import(directory, base), directory, base.rules))
     pack = Pack(directory, rules)
     _LOADED[directory] = pack
