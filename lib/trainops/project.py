@@ -1,15 +1,22 @@
-"""The one loader of a trainops repository: ``apps/clusters.py`` (targets) and the ``apps`` package.
+"""The one loader of a trainops repository (``apps/clusters.py`` and the ``apps`` package) and the one
+target resolver.
 
 :func:`load_clusters` reads only ``apps/clusters.py`` (no cdk8s import: ``validate --cluster`` stays
 fast); :func:`load_project` imports the whole ``apps`` package for ``synth``, ``ci`` and ``diff``,
 reusing that same clusters module. User code that fails to import is a one-line usage error.
+
+:func:`resolve_clusters` decides, for every file any command checks (``validate``, ``validate
+--policy``, ``policy check``, ``synth``, ``ci``), which cluster it is checked against (DESIGN.md
+decision 6); :func:`trainops.pipeline.resolve_targets` turns its answer into targets.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
 #: The package under the repository root that holds the apps.
 APPS_PACKAGE = "apps"
+#: The file that marks a tree ``trainops synth`` wrote, ``<out>/<cluster>/lock.json``
+#: (:data:`trainops.synth.lockfile.LOCK_NAME`).
+SYNTH_TREE_MARK = "lock.json"
+#: How :attr:`Resolution.reason` starts for a file of a synth tree.
+TREE = "synth tree "
 
 
 @dataclass(frozen=True)
@@ -158,3 +170,102 @@ def _forget(module: str) -> None:
     """Drop an already-imported ``module`` and its submodules so the user's current code is loaded."""
     for name in [n for n in sys.modules if n == module or n.startswith(f"{module}.")]:
         del sys.modules[name]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The cluster one file is checked against, and why.
+
+    Args:
+        cluster: the declared cluster, or ``None`` for every catalogued operator on the newest
+            Kubernetes (outside a repository, or in one that declares no cluster).
+        reason: how it was chosen, for ``-v``: ``synth tree generated/gpu-next``,
+            ``--cluster gpu-prod``, ``first cluster of apps/clusters.py`` or ``no apps/clusters.py``.
+        tree: the synth tree holding the file (``<out>/<cluster>``, as the path was named), when
+            the cluster was taken from it.
+    """
+
+    cluster: Cluster | None
+    reason: str
+    tree: str | None = None
+
+
+def resolve_clusters(
+    paths: Sequence[str], *, cluster: str | None = None, root: Path | None = None
+) -> dict[str, Resolution]:
+    """The one target resolver: which declared cluster each of ``paths`` is checked against.
+
+    In order (DESIGN.md decision 6):
+
+    1. a file under a tree ``trainops synth`` wrote (the nearest directory above it holding
+       ``lock.json``, :data:`SYNTH_TREE_MARK`) whose name is a declared cluster: that cluster,
+       whatever the options (``validate generated`` checks each cluster's tree against its own
+       cluster);
+    2. ``cluster`` (``--cluster``): that declared cluster;
+    3. inside a trainops repository: its first declared cluster;
+    4. otherwise: ``None``, every catalogued operator on the newest Kubernetes.
+
+    Args:
+        paths: file paths as named (relative to the working directory, or absolute), or names of
+            texts in memory (``<stdin>``, ``<out>/<cluster>/<app>/<file>`` for rendered objects);
+            a path need not exist.
+        cluster: the ``--cluster`` option, or ``None``.
+        root: where the repository is looked for (at or above it); default: the working directory.
+
+    Returns:
+        path → :class:`Resolution`, for every path.
+
+    Raises:
+        UsageError: ``cluster`` is not declared (checked even when no path needs it);
+            ``apps/clusters.py`` fails to load.
+    """
+    repository = find_root(root)
+    clusters = declared_clusters(repository) if repository is not None else ()
+    by_name = {c.name: c for c in clusters}
+    if cluster is not None:
+        default = Resolution(find_cluster(clusters, cluster), f"--cluster {cluster}")
+    elif clusters:
+        default = Resolution(clusters[0], f"first cluster of {APPS_PACKAGE}/clusters.py")
+    else:
+        default = Resolution(None, f"no {APPS_PACKAGE}/clusters.py")
+    trees: dict[str, str | None] = {}  # directory → the synth tree holding it, by directory
+    resolved: dict[str, Resolution] = {}
+    for path in paths:
+        tree = _synth_tree(os.path.dirname(os.path.abspath(path)), trees)
+        if tree is not None and os.path.basename(tree) in by_name:
+            shown = _shown(path, tree)
+            resolved[path] = Resolution(by_name[os.path.basename(tree)], f"{TREE}{shown}", shown)
+        else:
+            resolved[path] = default
+    return resolved
+
+
+def _synth_tree(directory: str, trees: dict[str, str | None]) -> str | None:
+    """The nearest directory at or above ``directory`` (absolute) holding :data:`SYNTH_TREE_MARK`,
+    memoised in ``trees`` for every directory looked at."""
+    walked: list[str] = []
+    found: str | None = None
+    current = directory
+    while True:
+        if current in trees:
+            found = trees[current]
+            break
+        walked.append(current)
+        if os.path.isfile(os.path.join(current, SYNTH_TREE_MARK)):
+            found = current
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for seen in walked:
+        trees[seen] = found
+    return found
+
+
+def _shown(path: str, tree: str) -> str:
+    """``tree`` as the user named ``path``: relative when ``path`` was, e.g. ``generated/gpu-next``."""
+    if os.path.isabs(path):
+        return tree
+    relative = os.path.relpath(tree)
+    return relative if not relative.startswith("..") else tree
