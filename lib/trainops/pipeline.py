@@ -137,6 +137,7 @@ def resolve_targets(
     kubernetes_version: str | None = None,
     facts: Facts | None = None,
     root: Path | None = None,
+    clusters: tuple[Cluster, ...] | None = None,
 ) -> dict[str, Target]:
     """The target of every input, by name (a path, or a :class:`Text`'s name).
 
@@ -144,14 +145,16 @@ def resolve_targets(
     ``cluster``, else the first declared, else every catalogued operator on the newest Kubernetes
     minor kubernetes-validate ships); ``kubernetes_version`` (``"1.N"``) always wins for the minor;
     ``facts`` (a facts file) replaces the facts of inputs outside synth trees. Inputs resolved
-    alike share one :class:`Target` (one schema registry).
+    alike share one :class:`Target` (one schema registry). ``root`` and ``clusters``: see
+    :func:`~trainops.project.resolve_clusters`.
 
     Raises:
         UsageError: ``cluster`` is not declared; ``apps/clusters.py`` fails to load.
     """
     shared: dict[str, Target] = {}
     targets: dict[str, Target] = {}
-    for name, resolution in resolve_clusters(names, cluster=cluster, root=root).items():
+    resolved = resolve_clusters(names, cluster=cluster, root=root, clusters=clusters)
+    for name, resolution in resolved.items():
         target = shared.get(resolution.reason)
         if target is None:
             if resolution.cluster is None:

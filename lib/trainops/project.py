@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
+from trainops.naming import DNS1123_LABEL
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from trainops.app import AppDef
@@ -70,6 +71,22 @@ def find_cluster(clusters: tuple[Cluster, ...], name: str) -> Cluster:
             return cluster
     known = ", ".join(c.name for c in clusters) or "none"
     raise UsageError(f"unknown cluster {name!r} (apps/clusters.py declares: {known})")
+
+
+def check_cluster_option(name: str, root: Path) -> None:
+    """Refuse a ``--cluster`` of ``synth`` or ``ci`` that is not a declared cluster's name, before
+    any path is built from it (``generated/<name>``).
+
+    Raises:
+        UsageError: ``name`` is not a DNS-1123 label (what :class:`~trainops.cluster.Cluster`
+            requires; so never ``..``, ``/`` nor any path), or the repository at or above ``root``
+            declares no cluster of that name in ``apps/clusters.py``.
+    """
+    problem = DNS1123_LABEL.problem(name)
+    if problem is not None:
+        raise UsageError(f"--cluster {name!r}: not a cluster name: it {problem}")
+    if find_root(root) is not None:
+        find_cluster(declared_clusters(root), name)
 
 
 def find_root(start: Path | None = None) -> Path | None:
@@ -191,7 +208,11 @@ class Resolution:
 
 
 def resolve_clusters(
-    paths: Sequence[str], *, cluster: str | None = None, root: Path | None = None
+    paths: Sequence[str],
+    *,
+    cluster: str | None = None,
+    root: Path | None = None,
+    clusters: tuple[Cluster, ...] | None = None,
 ) -> dict[str, Resolution]:
     """The one target resolver: which declared cluster each of ``paths`` is checked against.
 
@@ -211,6 +232,8 @@ def resolve_clusters(
             a path need not exist.
         cluster: the ``--cluster`` option, or ``None``.
         root: where the repository is looked for (at or above it); default: the working directory.
+        clusters: the declared clusters when the caller has loaded them (``synth`` and ``ci``:
+            :attr:`Project.clusters`); default: ``apps/clusters.py`` of that repository.
 
     Returns:
         path → :class:`Resolution`, for every path.
@@ -219,8 +242,9 @@ def resolve_clusters(
         UsageError: ``cluster`` is not declared (checked even when no path needs it);
             ``apps/clusters.py`` fails to load.
     """
-    repository = find_root(root)
-    clusters = declared_clusters(repository) if repository is not None else ()
+    if clusters is None:
+        repository = find_root(root)
+        clusters = declared_clusters(repository) if repository is not None else ()
     by_name = {c.name: c for c in clusters}
     if cluster is not None:
         default = Resolution(find_cluster(clusters, cluster), f"--cluster {cluster}")

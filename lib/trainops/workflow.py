@@ -86,6 +86,7 @@ def check_rendered(
                 cluster=cluster_name,
                 kubernetes_version=kubernetes_version,
                 root=project.root,
+                clusters=project.clusters,
             )
         )
     for app in results:

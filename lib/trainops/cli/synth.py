@@ -12,8 +12,7 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, UsageError
-from trainops.naming import DNS1123_LABEL
-from trainops.project import declared_clusters, find_cluster, find_root, load_project
+from trainops.project import check_cluster_option, load_project
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
@@ -64,24 +63,9 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
             holds the lock; see :func:`synth_locked`.
     """
     if opts.cluster is not None:
-        check_cluster_name(opts.cluster, root or Path.cwd())
+        check_cluster_option(opts.cluster, root or Path.cwd())
     with output_lock(opts.out):
         return synth_locked(opts, root)
-
-
-def check_cluster_name(name: str, root: Path) -> None:
-    """Refuse a ``--cluster`` that is not a declared cluster's name, before any path is built from it.
-
-    Raises:
-        UsageError: ``name`` is not a DNS-1123 label (what :class:`~trainops.cluster.Cluster`
-            requires; so never ``..`` nor a path), or the repository at or above ``root`` declares
-            no cluster of that name in ``apps/clusters.py``.
-    """
-    problem = DNS1123_LABEL.problem(name)
-    if problem is not None:
-        raise UsageError(f"--cluster {name!r}: not a cluster name: it {problem}")
-    if find_root(root) is not None:
-        find_cluster(declared_clusters(root), name)
 
 
 def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:

@@ -93,12 +93,27 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 
 def _walk(top: Path, boundary: Path, found: Inputs) -> None:
     """Add the YAML files under ``top`` (named as ``top`` is) to ``found``; links must resolve
-    inside ``boundary`` (the named directory, resolved), which also keeps the walk finite."""
-    files: list[Path] = []
+    inside ``boundary`` (the named directory, resolved), which also keeps the walk finite.
+
+    Real directories and files are taken first; a link is followed afterwards, and only when what
+    it points to was not taken already (a link to a directory or file of the walk adds nothing, so
+    no document is read twice)."""
+    files: dict[Path, Path] = {}  # resolved → as named
     seen: set[Path] = {boundary}
     pending = [top]
-    while pending:
-        directory = pending.pop()
+    links: list[tuple[Path, Path]] = []  # (link as named, resolved target), followed last
+    while pending or links:
+        if pending:
+            directory = pending.pop()
+        else:
+            link, linked = links.pop(0)
+            if linked in seen or linked in files:
+                continue
+            if not linked.is_dir():
+                files[linked] = link
+                continue
+            seen.add(linked)
+            directory = link
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
@@ -110,32 +125,28 @@ def _walk(top: Path, boundary: Path, found: Inputs) -> None:
             path = Path(entry.path)
             candidate = entry.name.endswith(YAML_SUFFIXES)
             if entry.is_symlink():
-                target = _link_target(path, boundary, top, found, report=candidate)
-                if target is None:
+                followed = _link_target(path, boundary, top, found, report=candidate)
+                if followed is None:
                     continue
-                if target.is_dir():
-                    if target not in seen:  # two links to one directory: walk it once
-                        seen.add(target)
-                        pending.append(path)
+                mode = followed.stat().st_mode
+                if stat.S_ISDIR(mode) or (candidate and stat.S_ISREG(mode)):
+                    links.append((path, followed))
                     continue
-                mode = target.stat().st_mode
             else:
                 mode = entry.stat(follow_symlinks=False).st_mode
                 if stat.S_ISDIR(mode):
-                    real = path.resolve()
-                    if real not in seen:
-                        seen.add(real)
-                        pending.append(path)
+                    seen.add(path.resolve())
+                    pending.append(path)
                     continue
             if not candidate:
                 continue
             if stat.S_ISREG(mode):
-                files.append(path)
+                files.setdefault(path.resolve(), path)
             else:
                 found.findings.append(
                     finding(str(path), f"not a regular file ({_file_type(mode)}); not read")
                 )
-    found.files.extend(str(p) for p in sorted(files))
+    found.files.extend(str(p) for p in sorted(files.values()))
 
 
 def _link_target(path: Path, boundary: Path, top: Path, found: Inputs, *, report: bool) -> Path | None:
