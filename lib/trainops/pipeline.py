@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from trainops.cluster import Cluster
 from trainops.findings import Finding, Result
-from trainops.project import TREE, resolve_clusters
+from trainops.project import TREE, resolve_clusters, synth_trees
 from trainops.schemas.catalog import CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
 from trainops.validate.checks.cel import census
@@ -403,7 +403,8 @@ def policy_check(
     workers: int = 1,
 ) -> Result:
     """Run the policy rules over the documents of ``inputs``; cross-object rules see the documents of
-    one target at once (each synth tree, ``generated/<cluster>/``, is a set of its own).
+    one target at once, and each synth tree (``generated/<cluster>/``, holding lock.json) is a set of
+    its own (:func:`trainops.project.synth_trees`).
 
     Args:
         inputs: file paths, or texts in memory.
@@ -429,11 +430,12 @@ def policy_check(
         unreadable.extend(f for f in source.findings if f.level == "error")
         if source.text is not None:
             texts.append((entry, source.text))
-    groups: dict[int, list[Document]] = {}
-    facts: dict[int, Facts] = {}
+    groups: dict[tuple[int, str | None], list[Document]] = {}
+    facts: dict[tuple[int, str | None], Facts] = {}
+    trees = synth_trees([path for path, _ in texts])
     for path, text in texts:
         target = targets.get(path) if targets is not None else None
-        key = id(target) if target is not None else 0
+        key = (id(target) if target is not None else 0, trees[path])
         if target is not None:
             facts.setdefault(key, target.facts)
         for item in [text] if isinstance(text, Document) else stream_text(text, path):

@@ -252,16 +252,22 @@ def resolve_clusters(
         default = Resolution(clusters[0], f"first cluster of {APPS_PACKAGE}/clusters.py")
     else:
         default = Resolution(None, f"no {APPS_PACKAGE}/clusters.py")
-    trees: dict[str, str | None] = {}  # directory → the synth tree holding it, by directory
     resolved: dict[str, Resolution] = {}
-    for path in paths:
-        tree = _synth_tree(os.path.dirname(os.path.abspath(path)), trees)
+    for path, tree in synth_trees(paths).items():
         if tree is not None and os.path.basename(tree) in by_name:
             shown = _shown(path, tree)
             resolved[path] = Resolution(by_name[os.path.basename(tree)], f"{TREE}{shown}", shown)
         else:
             resolved[path] = default
     return resolved
+
+
+def synth_trees(paths: Sequence[str]) -> dict[str, str | None]:
+    """The synth tree holding each of ``paths``: the nearest directory above it holding
+    :data:`SYNTH_TREE_MARK` (absolute), or ``None``. Objects of different trees go to different
+    clusters (cross-object policy rules see one tree at a time)."""
+    trees: dict[str, str | None] = {}  # directory → the synth tree holding it
+    return {path: _synth_tree(os.path.dirname(os.path.abspath(path)), trees) for path in paths}
 
 
 def _synth_tree(directory: str, trees: dict[str, str | None]) -> str | None:
