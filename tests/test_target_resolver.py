@@ -212,3 +212,67 @@ def test_policies_outside_a_tree_use_the_first_clusters_facts(
     [found] = json.loads(run.out)["findings"]
     assert (found["rule"], found["level"]) == ("pvc-storage", "warning")
     assert "efs-sc" in found["message"]
+
+
+def test_a_facts_file_replaces_the_facts_outside_synth_trees_only(repo: Path, tmp_path: Path) -> None:
+    from trainops.policy.facts import Facts
+
+    given = Facts(storage_classes=("from-file",))
+    paths = ["generated/trainer/app/a.yaml", "manifests/b.yaml"]
+    targets = resolve_targets(paths, cache_dir=tmp_path, facts=given)
+    assert targets[paths[0]].facts.cluster == "trainer"
+    assert targets[paths[1]].facts is given
+
+
+# --- every command resolves through the one resolver ---------------------------------------------
+
+APP = """
+from trainops.app import AppDef
+from trainops.cluster import Cluster
+from trainops.constructs._core.base import emit
+from constructs import Construct
+
+CLUSTERS = (Cluster(name="lab", kubernetes_version="1.34", operators={}),)
+
+
+def build(chart, cluster):
+    emit(Construct(chart, "c"), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}})
+
+
+APPS = (AppDef(name="demo", build=build, namespace="ml", team="research"),)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("validate", "generated"),
+        ("validate", "--policy", "generated"),
+        ("policy", "check", "generated"),
+        ("synth", "--force"),
+        ("ci", "--no-diff"),
+    ],
+)
+def test_every_command_uses_the_one_resolver(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    import trainops.pipeline
+
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "__init__.py").write_text(APP)
+    (tmp_path / "apps" / "clusters.py").write_text(APP.split("\n\ndef build")[0])
+    monkeypatch.chdir(tmp_path)
+    assert cli("synth").code == 0
+    calls: list[dict[str, Resolution]] = []
+    real = trainops.pipeline.resolve_clusters
+
+    def spy(*a: Any, **k: Any) -> dict[str, Resolution]:
+        calls.append(real(*a, **k))
+        return calls[-1]
+
+    monkeypatch.setattr(trainops.pipeline, "resolve_clusters", spy)
+    run = cli(*args)
+    assert run.code == 0, run.out + run.err
+    resolved = {path: r for call in calls for path, r in call.items()}
+    assert {Path(p).as_posix() for p in resolved} >= {"generated/lab/demo/configmap_settings.yaml"}
+    assert {r.cluster.name for r in resolved.values() if r.cluster} == {"lab"}
