@@ -124,20 +124,28 @@ def _walk(top: Path, boundary: Path, found: Inputs) -> None:
                 continue
             path = Path(entry.path)
             candidate = entry.name.endswith(YAML_SUFFIXES)
-            if entry.is_symlink():
-                followed = _link_target(path, boundary, top, found, report=candidate)
-                if followed is None:
-                    continue
-                mode = followed.stat().st_mode
-                if stat.S_ISDIR(mode) or (candidate and stat.S_ISREG(mode)):
-                    links.append((path, followed))
-                    continue
-            else:
-                mode = entry.stat(follow_symlinks=False).st_mode
-                if stat.S_ISDIR(mode):
-                    seen.add(path.resolve())
-                    pending.append(path)
-                    continue
+            try:
+                followed = (
+                    _link_target(path, boundary, top, found, report=candidate) if entry.is_symlink() else None
+                )
+                mode = (
+                    followed.stat().st_mode
+                    if followed is not None
+                    else entry.stat(follow_symlinks=False).st_mode
+                )
+            except OSError as exc:  # removed or made unreadable while the walk runs
+                if candidate:
+                    found.findings.append(finding(str(path), f"cannot read: {exc.strerror}"))
+                continue
+            if entry.is_symlink() and followed is None:
+                continue
+            if followed is not None and (stat.S_ISDIR(mode) or (candidate and stat.S_ISREG(mode))):
+                links.append((path, followed))  # followed once the real entries are taken
+                continue
+            if stat.S_ISDIR(mode):
+                seen.add(path.resolve())
+                pending.append(path)
+                continue
             if not candidate:
                 continue
             if stat.S_ISREG(mode):
