@@ -138,10 +138,11 @@ def test_cli_checks_a_tree_against_its_own_cluster(cli: Any, repo: Path) -> None
     )
 
 
-def test_verbose_prints_the_target_of_each_file(cli: Any, repo: Path) -> None:
+@pytest.mark.parametrize("command", [("validate",), ("validate", "--policy"), ("policy", "check")])
+def test_verbose_prints_the_target_of_each_file(cli: Any, repo: Path, command: tuple[str, ...]) -> None:
     shutil.copy(TRAINJOB, repo / "generated" / "trainer" / "app" / "job.yaml")
     shutil.copy(TRAINJOB, repo / "job.yaml")
-    run = cli("validate", "-v", "-o", "json", "generated", "job.yaml")
+    run = cli(*command, "-v", "-o", "json", "generated", "job.yaml")
     assert run.err.splitlines() == [
         "trainops: target: cluster trainer (synth tree generated/trainer): Kubernetes 1.34; "
         "operators: trainer v2.1.0",
@@ -150,7 +151,8 @@ def test_verbose_prints_the_target_of_each_file(cli: Any, repo: Path) -> None:
         "operators: training-operator v1.9.4",
         "trainops:   job.yaml",
     ]
-    assert [t["cluster"] for t in json.loads(run.out)["target"]["targets"]] == ["trainer", "v1-jobs"]
+    if command[0] == "validate":
+        assert [t["cluster"] for t in json.loads(run.out)["target"]["targets"]] == ["trainer", "v1-jobs"]
 
 
 # --- the sample repository ----------------------------------------------------------------------
