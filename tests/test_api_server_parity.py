@@ -1292,8 +1292,33 @@ REJECTED: list[Case] = [
         ((("spec", "metrics", 0, "resource", "target"), {"type": "Utilization"}),),
         "$.spec.metrics[0].resource.target",
         "hpa",
-        "the metric target sets none of value, averageValue, averageUtilization",
+        "a Resource metric target needs averageUtilization or averageValue",
         "spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization",
+    ),
+    # issue 27: a Resource metric with target.type Value was accepted (validateResourceSource takes
+    # averageUtilization or averageValue only).
+    Case(
+        "hpa-resource-value",
+        "hpa",
+        ((("spec", "metrics", 0, "resource", "target"), {"type": "Value", "value": "500m"}),),
+        "$.spec.metrics[0].resource.target",
+        "hpa",
+        "a Resource metric target needs averageUtilization or averageValue (value does not count for a Resource metric)",
+        "spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization",
+    ),
+    Case(
+        "hpa-resource-both",
+        "hpa",
+        (
+            (
+                ("spec", "metrics", 0, "resource", "target"),
+                {"type": "Utilization", "averageUtilization": 50, "averageValue": "500m"},
+            ),
+        ),
+        "$.spec.metrics[0].resource.target.averageValue",
+        "hpa",
+        "a Resource metric target may not set both averageUtilization and averageValue",
+        "spec.metrics[0].resource.target.averageValue: Forbidden: may not set both a target raw value and a target utilization",
     ),
     Case(
         "hpa-window",

@@ -28,10 +28,11 @@ from trainops.yaml.load import load_text
 #: ``openAPIV3Schema``; supplied by the caller (the validator owns CEL), recorded in the index.
 CelCensus = Callable[[dict[str, Any]], dict[str, int]]
 
-#: Bump when what the index records changes meaning, so caches are synced again: validation trusts
-#: each version's CEL census to skip compiling rules it would not evaluate
-#: (:attr:`trainops.schemas.registry.KindSchema.cel_rules_to_evaluate`).
-INDEX_VERSION = 2
+#: Bump when what the index records or the conversion changes meaning, so caches are synced again:
+#: validation trusts each version's CEL census to skip compiling rules it would not evaluate
+#: (:attr:`trainops.schemas.registry.KindSchema.cel_rules_to_evaluate`); 3: the scale subresource's
+#: ``specReplicasPath`` is bounded (:func:`trainops.schemas.convert.scale_replicas_schema`).
+INDEX_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,15 @@ def convert_entry(
             "type": "object",
             "x-kubernetes-preserve-unknown-fields": True,
         }
-        converted = convert_crd_schema(raw, group=group, version=name, kind=kind)
+        scale = (version.get("subresources") or spec.get("subresources") or {}).get("scale") or {}
+        replicas_path = scale.get("specReplicasPath") if isinstance(scale, dict) else None
+        converted = convert_crd_schema(
+            raw,
+            group=group,
+            version=name,
+            kind=kind,
+            spec_replicas_path=replicas_path if isinstance(replicas_path, str) else None,
+        )
         cel = census(raw) if census is not None else None
         rel = f"crds/{group}/{name}/{kind}.{entry.operator}.json"
         index_entry = {
