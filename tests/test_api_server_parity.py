@@ -82,6 +82,7 @@ BASES: dict[str, tuple[str, int, Callable[[Doc], None]]] = {
     ),
     "ingress": ("k8s-website/content/en/examples/service/networking/minimal-ingress.yaml", 0, _strip_status),
     "quota": ("k8s-website/content/en/examples/policy/quota.yaml", 0, _strip_status),
+    "clustertrainingruntime": ("trainer/manifests/base/runtimes/xgboost_distributed.yaml", 0, _strip_status),
     "limitrange": ("k8s-website/content/en/examples/admin/resource/cpu-constraints.yaml", 0, _strip_status),
     "role": (
         "argo-cd/applicationset/examples/matrix/cluster-addons/argo-workflows/namespace-install.yaml",
@@ -2226,6 +2227,30 @@ NULLS_AND_VERSIONS: list[Case] = [
 
 #: Mutations the server accepts: they must raise no error (no false alarms).
 ACCEPTED: list[tuple[str, str, tuple[tuple[tuple[Step, ...], Any], ...], str]] = [
+    (
+        "runtime-container-without-image",  # issue 27: image-required fired here
+        "clustertrainingruntime",
+        (
+            (
+                (
+                    "spec",
+                    "template",
+                    "spec",
+                    "replicatedJobs",
+                    0,
+                    "template",
+                    "spec",
+                    "template",
+                    "spec",
+                    "containers",
+                    0,
+                    "image",
+                ),
+                DELETE,
+            ),
+        ),
+        "the TrainJob supplies the image; the server checks the runtime against its CRD schema only",
+    ),
     ("volume-without-source", "pod", ((("spec", "volumes"), [{"name": "v"}]),), "defaults to emptyDir"),
     ("negative-grace-period", "pod", ((("spec", "terminationGracePeriodSeconds"), -1),), "accepted"),
     (

@@ -216,9 +216,9 @@ def _metric(metric: dict[str, Any], parts: Parts) -> Iterator[Issue]:
     or metric name, a container (ContainerResource), a valid target with the fields the source takes."""
     kind = metric.get("type")
     yield from enum(metric, "type", METRIC_TYPES, parts, "metric type", "enum")
-    source_field = METRIC_TYPES.get(kind) if isinstance(kind, str) else None
-    if source_field is None:
+    if not isinstance(kind, str) or kind not in METRIC_TYPES:
         return
+    source_field = METRIC_TYPES[kind]
     source = metric.get(source_field)
     if not isinstance(source, dict):
         yield issue(parts, f"a {kind} metric needs spec.metrics[].{source_field}", "hpa")
