@@ -47,6 +47,19 @@ cache_dir = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Schema cache (default: $TRAINOPS_CACHE_DIR, else the user cache directory, e.g. ~/.cache/trainops).",
 )
+crd_mirror = click.option(
+    "--crd-mirror",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    envvar="TRAINOPS_CRD_MIRROR",
+    help="Fetch CRD schemas missing from the cache from this mirror directory (as `schemas sync --from` "
+    "reads it) instead of their URLs (env: TRAINOPS_CRD_MIRROR).",
+)
+offline = click.option(
+    "--offline",
+    is_flag=True,
+    help="Fetch no CRD schema: one missing from the cache is an error naming the `trainops schemas sync` "
+    "command to run.",
+)
 out = click.option(
     "--out",
     "out",
@@ -66,6 +79,12 @@ def target(function: F) -> F:
     for option in (cache_dir, unknown_kinds, cluster, kubernetes_version):
         function = option(function)
     return function
+
+
+def schema_source(function: F) -> F:
+    """Where CRD schemas missing from the cache come from: ``--crd-mirror`` and ``--offline``
+    (:class:`trainops.schemas.fetch.SchemaSource`)."""
+    return crd_mirror(offline(function))
 
 
 def report(function: F) -> F:

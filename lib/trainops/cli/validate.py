@@ -18,6 +18,8 @@ from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.pipeline import Text, check, policy_run, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
+from trainops.schemas.fetch import SchemaSource, using
+from trainops.validate.checks.cel import census
 from trainops.validate.context import UnknownKinds, ValidateOptions
 from trainops.yaml.limits import apply_memory_limit
 from trainops.yaml.load import expand_paths
@@ -42,6 +44,8 @@ class ValidateCommand:
         summary: print one summary line on stderr.
         verbose: print the target on stderr.
         policy: also run the policy rules (``policies/``; facts of the target cluster) in the same run.
+        crd_mirror: fetch CRD schemas missing from the cache from this mirror directory.
+        offline: fetch no CRD schema (a missing one is an error naming ``trainops schemas sync``).
     """
 
     paths: tuple[str, ...]
@@ -57,6 +61,8 @@ class ValidateCommand:
     summary: bool = False
     verbose: bool = False
     policy: bool = False
+    crd_mirror: Path | None = None
+    offline: bool = False
 
 
 #: The path that means standard input.
@@ -132,7 +138,8 @@ def run_validate(opts: ValidateCommand) -> int:
     if from_stdin:
         inputs.append(Text(opts.filename or "<stdin>", read_stdin()))
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
-    with _progress() as progress:
+    source = SchemaSource(mirror=opts.crd_mirror, offline=opts.offline, census=census)
+    with using(source), _progress() as progress:
         result = check(
             target,
             inputs,
@@ -155,6 +162,7 @@ def run_validate(opts: ValidateCommand) -> int:
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True)
 @options.target
+@options.schema_source
 @options.report
 @click.option(
     "--workers",
@@ -183,6 +191,9 @@ def command(**kwargs: Any) -> None:
     The target is --cluster's, else the first cluster of apps/clusters.py, else all known operators
     on the newest Kubernetes (outside a trainops repository). Render Helm charts first:
     helm template CHART | trainops validate -
+
+    CRD schemas missing from the cache are fetched on first use (catalog URLs, or --crd-mirror);
+    --offline fetches nothing.
 
     Exit 0 when clean, 1 when a document is invalid, 2 on usage errors.
     """
