@@ -17,8 +17,9 @@ import pytest
 from conftest import CRDS, EXAMPLES, needs_shared
 from trainops.schemas.catalog import PACKAGED_CATALOG, load_catalog
 from trainops.schemas.fetch import SchemaSource
+from trainops.schemas.index import INDEX_VERSION, read_index
 from trainops.schemas.registry import SchemaRegistry
-from trainops.schemas.sync import INDEX_VERSION, add_entry, read_index
+from trainops.schemas.sync import add_entry
 
 pytestmark = needs_shared
 

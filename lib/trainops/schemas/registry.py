@@ -355,7 +355,7 @@ class SchemaRegistry:
             self._load_index(cache_dir)
 
     def _load_index(self, cache: Path) -> None:
-        from trainops.schemas.sync import read_index
+        from trainops.schemas.index import read_index
 
         index = read_index(cache)
         if index is None:
@@ -518,8 +518,8 @@ class SchemaRegistry:
 
 @lru_cache(maxsize=1)
 def _packaged_catalog_digest() -> str:
-    """sha256 of the shipped catalog's bytes (:func:`~trainops.schemas.sync.catalog_file_digest`)."""
-    from trainops.schemas.sync import catalog_file_digest
+    """sha256 of the shipped catalog's bytes (:func:`~trainops.schemas.index.catalog_file_digest`)."""
+    from trainops.schemas.index import catalog_file_digest
 
     return catalog_file_digest(PACKAGED_CATALOG)
 
