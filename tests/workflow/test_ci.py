@@ -104,6 +104,14 @@ def test_cache_dir_option_is_used(
     ).is_file()
 
 
+def test_offline_with_an_empty_cache_names_the_sync_command(cli: Any, repo: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-cache"
+    run = cli("ci", "--format", "text", "--offline", "--cache-dir", str(empty))
+    assert run.code == 2
+    assert run.err.endswith(f"run `trainops schemas sync --cache-dir {empty}` first\n")
+    assert not (empty / "schemas").exists()
+
+
 def test_diff_summary_names_new_runs(cli: Any, repo: Path) -> None:
     write_project(repo, workers=8)
     assert cli("synth").code == 0

@@ -8,6 +8,7 @@ written in one place (here, or in its command module when only one command has i
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -83,8 +84,18 @@ def target(function: F) -> F:
 
 def schema_source(function: F) -> F:
     """Where CRD schemas missing from the cache come from: ``--crd-mirror`` and ``--offline``
-    (:class:`trainops.schemas.fetch.SchemaSource`)."""
+    (:class:`trainops.schemas.fetch.SchemaSource`); the command runs inside :func:`using_schema_source`."""
     return crd_mirror(offline(function))
+
+
+def using_schema_source(kwargs: dict[str, Any]) -> AbstractContextManager[object]:
+    """Pop ``crd_mirror`` and ``offline`` (:func:`schema_source`) from a command's keyword arguments
+    and return the context in which its run fetches CRD schemas on first use from there
+    (:func:`trainops.schemas.fetch.using`, with the validator's CEL census recorded in the index)."""
+    from trainops.schemas.fetch import SchemaSource, using
+    from trainops.validate.checks.cel import census
+
+    return using(SchemaSource(mirror=kwargs.pop("crd_mirror"), offline=kwargs.pop("offline"), census=census))
 
 
 def report(function: F) -> F:

@@ -18,8 +18,6 @@ from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.pipeline import Text, check, policy_run, resolve_target
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
-from trainops.schemas.fetch import SchemaSource, using
-from trainops.validate.checks.cel import census
 from trainops.validate.context import UnknownKinds, ValidateOptions
 from trainops.yaml.limits import apply_memory_limit
 from trainops.yaml.load import expand_paths
@@ -44,8 +42,6 @@ class ValidateCommand:
         summary: print one summary line on stderr.
         verbose: print the target on stderr.
         policy: also run the policy rules (``policies/``; facts of the target cluster) in the same run.
-        crd_mirror: fetch CRD schemas missing from the cache from this mirror directory.
-        offline: fetch no CRD schema (a missing one is an error naming ``trainops schemas sync``).
     """
 
     paths: tuple[str, ...]
@@ -61,8 +57,6 @@ class ValidateCommand:
     summary: bool = False
     verbose: bool = False
     policy: bool = False
-    crd_mirror: Path | None = None
-    offline: bool = False
 
 
 #: The path that means standard input.
@@ -138,8 +132,7 @@ def run_validate(opts: ValidateCommand) -> int:
     if from_stdin:
         inputs.append(Text(opts.filename or "<stdin>", read_stdin()))
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
-    source = SchemaSource(mirror=opts.crd_mirror, offline=opts.offline, census=census)
-    with using(source), _progress() as progress:
+    with _progress() as progress:
         result = check(
             target,
             inputs,
@@ -197,4 +190,5 @@ def command(**kwargs: Any) -> None:
 
     Exit 0 when clean, 1 when a document is invalid, 2 on usage errors.
     """
-    sys.exit(run_validate(ValidateCommand(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_validate(ValidateCommand(**kwargs)))

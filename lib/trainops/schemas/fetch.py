@@ -19,7 +19,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,22 +75,24 @@ class SchemaSource:
         return " ".join(words)
 
 
-_SOURCE: ContextVar[SchemaSource | None] = ContextVar("trainops_schema_source", default=None)
+#: The run's source (:func:`using`), seen by every thread; ``None``: from the environment.
+_SOURCE: list[SchemaSource | None] = [None]
 
 
 def current_source() -> SchemaSource:
     """The source set by :func:`using`, else :meth:`SchemaSource.from_environment`."""
-    return _SOURCE.get() or SchemaSource.from_environment()
+    return _SOURCE[0] or SchemaSource.from_environment()
 
 
 @contextmanager
 def using(source: SchemaSource) -> Iterator[SchemaSource]:
-    """Make ``source`` the :func:`current_source` inside the block (a command's run)."""
-    token = _SOURCE.set(source)
+    """Make ``source`` the :func:`current_source` inside the block (a command's run; the previous
+    one is restored after it)."""
+    previous, _SOURCE[0] = _SOURCE[0], source
     try:
         yield source
     finally:
-        _SOURCE.reset(token)
+        _SOURCE[0] = previous
 
 
 class FirstUse:
