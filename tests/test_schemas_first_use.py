@@ -201,3 +201,16 @@ def test_sync_after_first_use_completes_the_cache(cli: Any, tmp_path: Path) -> N
     index = read_index(cache)
     assert index is not None and index["complete"] and index["catalog"]
     assert "up to date" in cli("schemas", "sync", "--from", str(CRDS), "--cache-dir", str(cache)).err
+
+
+def test_a_cache_synced_from_another_catalog_is_used_as_it_is(cli: Any, tmp_path: Path) -> None:
+    """``schemas sync --catalog`` (a user's own pins): its rows are trusted, not refetched."""
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(PACKAGED_CATALOG.read_text(encoding="utf-8") + "\n# pinned by us\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    run = cli("schemas", "sync", "--catalog", str(catalog), "--from", str(CRDS), "--cache-dir", str(cache))
+    assert run.code == 0
+    index = read_index(cache)
+    assert index is not None and index["custom"] and index["complete"]
+    again = _validate(cli, cache, "--offline")
+    assert again.code == 0 and again.err == ""
