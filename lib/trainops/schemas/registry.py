@@ -368,6 +368,7 @@ class SchemaRegistry:
                 rows = [
                     row for row in rows if shipped.get(row.get("catalog")) == cached.get(row.get("catalog"))
                 ]
+                self._complete = cached == shipped  # only the file's other text changed
         else:
             self._complete = bool(index.get("complete"))
         for row in rows:
