@@ -20,8 +20,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 cluster = click.option(
     "--cluster",
-    help="Take the Kubernetes version and operators from this cluster in apps/clusters.py. "
-    "Default: the first cluster there, else all known operators on the newest Kubernetes.",
+    help="Check files outside synth trees against this cluster of apps/clusters.py (a file under "
+    "generated/<cluster>/ is always checked against its own). Default: the first cluster there, "
+    "else all known operators on the newest Kubernetes.",
 )
 kubernetes_version = click.option(
     "--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped."
