@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from trainops.cluster import Cluster
 from trainops.findings import Finding, Result
 from trainops.project import TREE, resolve_clusters, synth_trees
-from trainops.schemas.catalog import CatalogEntry
+from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
 from trainops.validate.checks.cel import census
 from trainops.validate.checks.deprecated_api import RULE as DEPRECATED_API
@@ -456,8 +456,18 @@ def sync_schemas(
     mirror: Path | None,
     force: bool = False,
     progress: Callable[[CatalogEntry], None] | None = None,
+    catalog: Path | None = None,
 ) -> SyncReport:
-    """:func:`trainops.schemas.sync.sync` with the validator's CEL census recorded in the index."""
+    """:func:`trainops.schemas.sync.sync` with the validator's CEL census recorded in the index
+    (``catalog``: the file ``entries`` come from; default the shipped one)."""
     from trainops.schemas.sync import sync  # only `schemas sync` needs it (start-up of `validate`)
 
-    return sync(entries, cache, mirror=mirror, force=force, progress=progress, census=census)
+    return sync(
+        entries,
+        cache,
+        mirror=mirror,
+        force=force,
+        progress=progress,
+        census=census,
+        catalog=catalog or PACKAGED_CATALOG,
+    )

@@ -202,10 +202,12 @@ def _print_diff_summary(start: Path, opts: CiOptions) -> None:
 @options.kubernetes_version
 @options.unknown_kinds
 @options.cache_dir
+@options.schema_source
 @click.option("--diff-base", help="Revision the diff summary compares with. Default: merge base with main.")
 @click.option("--diff/--no-diff", default=True, show_default=True, help="Print the diff summary on stderr.")
 def command(**kwargs: Any) -> None:
     """Synth into memory, fail if OUT is stale, validate the fresh objects, summarise the diff."""
     kwargs["fmt"] = tuple(kwargs["fmt"]) or ("auto",)
     kwargs["output"] = tuple(kwargs["output"])
-    sys.exit(run_ci(CiOptions(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_ci(CiOptions(**kwargs)))

@@ -159,10 +159,12 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     "--validate/--no-validate", default=True, show_default=True, help="Validate the output before writing it."
 )
 @options.cache_dir
+@options.schema_source
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when OUT differs from a fresh synth.")
 @click.option("--changed", is_flag=True, help="Render only apps whose sources changed since --base.")
 @click.option("--base", help="Revision for --changed. Default: the merge base with the default branch.")
 @click.option("--verbose", "-v", is_flag=True, help="Per-app timings on stderr.")
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
-    sys.exit(run_synth(SynthOptions(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_synth(SynthOptions(**kwargs)))

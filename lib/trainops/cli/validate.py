@@ -169,6 +169,7 @@ def run_validate(opts: ValidateCommand) -> int:
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True)
 @options.target
+@options.schema_source
 @options.report
 @click.option(
     "--workers",
@@ -202,6 +203,10 @@ def command(**kwargs: Any) -> None:
     of each file. Render Helm charts first:
     helm template CHART | trainops validate -
 
+    CRD schemas missing from the cache are fetched on first use (catalog URLs, or --crd-mirror);
+    --offline fetches nothing.
+
     Exit 0 when clean, 1 when a document is invalid, 2 on usage errors.
     """
-    sys.exit(run_validate(ValidateCommand(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_validate(ValidateCommand(**kwargs)))
