@@ -180,17 +180,21 @@ def require_app_class(construct: str, value: object) -> AppClass:
 
 
 def require_repo_url(construct: str, value: object) -> str:
-    """Check a git repository URL (``https://``, ``ssh://`` or scp-like ``git@host:path``).
+    """Check a git repository URL (``https://``, ``http://``, ``ssh://`` or scp-like ``git@host:path``).
+
+    Argo CD accepts ``http://`` repositories (internal git servers without TLS), so this does too;
+    Source: Argo CD ``util/git/client.go`` ``IsHTTPSURL``/``IsHTTPURL`` and the repository docs
+    (https://argo-cd.readthedocs.io/en/stable/user-guide/private-repositories/).
 
     Raises:
         ValueError: anything else, quoting the value.
     """
     if isinstance(value, str) and not any(c.isspace() for c in value):
-        if value.startswith(("https://", "ssh://")) and len(value.split("://", 1)[1]) > 0:
+        if value.startswith(("https://", "http://", "ssh://")) and len(value.split("://", 1)[1]) > 0:
             return value
         if value.startswith("git@") and ":" in value:
             return value
-    raise ValueError(f"{construct} repo_url={value!r}: must be an https://, ssh:// or git@host:path URL")
+    raise ValueError(f"{construct} repo_url={value!r}: must be an https://, http://, ssh:// or git@host:path URL")
 
 
 def require_revision(construct: str, value: object) -> str:
