@@ -10,6 +10,7 @@ from apps import (
     data_prep,
     katib_hpo,
     kserve_canary,
+    ml_platform,
     mpi_horovod,
     pytorch_ddp_multi_node,
     pytorch_ddp_single_node,
@@ -27,6 +28,7 @@ from apps.clusters import CLUSTERS
 from trainops.app import AppDef
 
 APPS: tuple[AppDef, ...] = (
+    ml_platform.APP,
     training_data.APP,
     pytorch_ddp_single_node.APP,
     pytorch_ddp_multi_node.APP,
