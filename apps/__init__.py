@@ -28,7 +28,6 @@ from apps.clusters import CLUSTERS
 from trainops.app import AppDef
 
 APPS: tuple[AppDef, ...] = (
-    ml_platform.APP,
     training_data.APP,
     pytorch_ddp_single_node.APP,
     pytorch_ddp_multi_node.APP,
@@ -45,6 +44,7 @@ APPS: tuple[AppDef, ...] = (
     kserve_canary.APP,
     seldon_legacy.APP,
     training_monitoring.APP,
+    ml_platform.APP,
 )
 
 __all__ = ["APPS", "CLUSTERS"]
