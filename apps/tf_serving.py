@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 #: The namespace of the serving apps (created by ``ml-platform``).
 NAMESPACE = "ml-serving"
 
+
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add the model claim, the server, its Service, HPA, ServiceMonitor and network policies."""
     models = DataVolume(

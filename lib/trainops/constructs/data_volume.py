@@ -82,7 +82,9 @@ class DataVolume(ObjectConstruct):
         meta_labels = require_labels(_KIND, "labels", labels or {})
         metadata: dict[str, Any] = {
             "name": self._name,
-            "annotations": argocd_annotations(wave=VOLUME_WAVE, options=[PROTECT_OPTIONS] if protect else None),
+            "annotations": argocd_annotations(
+                wave=VOLUME_WAVE, options=[PROTECT_OPTIONS] if protect else None
+            ),
         }
         if meta_labels:
             metadata["labels"] = meta_labels
