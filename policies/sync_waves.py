@@ -145,7 +145,7 @@ def _claims_before_consumers(
     objects: Sequence[dict[str, Any]], waves: Sequence[int | None]
 ) -> Iterator[tuple[int, Issue]]:
     """Each PVC in an earlier wave than a pod template (same namespace) mounting it by claimName."""
-    consumer_wave: dict[tuple[Any, str], tuple[int, str]] = {}
+    consumer_wave: dict[tuple[Any, Any], tuple[int, str]] = {}
     for obj, wave in zip(objects, waves, strict=True):
         if wave is None:
             continue
