@@ -97,7 +97,8 @@ def test_runs_part_of_split_apps(chart: Any, synth: Any, golden: Any, schema_cac
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"name_suffix": "-Runs"}, r"^ApplicationSet name_suffix='x-Runs': must be a DNS-1123 label"),
+        ({"name_suffix": "-Runs"}, r"^ApplicationSet name_suffix='-Runs': must be '-' and lower-case"),
+        ({"name_suffix": "runs"}, r"^ApplicationSet name_suffix='runs': must be '-' and lower-case"),
         ({"directory_exclude": "a b"}, r"^ApplicationSet directory_exclude='a b': must be a file glob"),
         ({"name": "Gpu"}, r"^ApplicationSet name='Gpu': must be a DNS-1123 subdomain"),
         ({"project": "P"}, r"^ApplicationSet project='P': must be a DNS-1123 label"),

@@ -20,6 +20,7 @@ ApplicationSet CRD ``argoproj.io/v1alpha1`` of Argo CD v3.5.1.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -114,8 +115,10 @@ class ApplicationSet(ObjectConstruct):
     ) -> None:
         super().__init__(scope, id)
         self._name = require_name(_KIND, "name", name, syntax=DNS1123_SUBDOMAIN, max_length=253)
-        if name_suffix:
-            require_name(_KIND, "name_suffix", f"x{name_suffix}")
+        if name_suffix and not re.fullmatch(r"-[a-z0-9]([-a-z0-9]*[a-z0-9])?", name_suffix):
+            raise ValueError(
+                f"{_KIND} name_suffix={name_suffix!r}: must be '-' and lower-case letters, digits or '-'"
+            )
         require_name(_KIND, "project", project)
         require_name(_KIND, "team", team)
         require_name(_KIND, "cluster_class", cluster_class)

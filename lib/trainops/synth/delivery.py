@@ -436,6 +436,8 @@ def root_application(chart: Chart, target: Cluster) -> Application:
     check in argocd-cm (docs/operator-manual/health.md "Argocd App"), which ``trainops argocd
     health-checks`` includes. Long-lived policy (auto-sync, prune, self-heal), but no resources
     finalizer: deleting the root leaves the Applications, their AppProjects and workloads alone.
+    It follows the target's revision: under a protected first cluster of a class (a pinned tag), the
+    class's shared objects change when the pin moves.
 
     Source: https://argo-cd.readthedocs.io/en/stable/operator-manual/cluster-bootstrapping/ (app of
     apps) and .../user-guide/sync-waves/.
