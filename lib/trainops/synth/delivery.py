@@ -23,7 +23,9 @@ needs to sync them (DESIGN.md decisions 4 and 5):
 - one **root Application** (app of apps) per ``argocd/`` directory, ``root.yaml``
   (:func:`root_application`): it owns the other objects of the directory and syncs them in wave
   order (AppProjects ``-2``, platform Applications ``-1``, the rest ``0``), so a cluster is set up
-  with ``kubectl apply -f generated/<cluster>/argocd/root.yaml``.
+  with ``kubectl apply -f generated/<cluster>/argocd/root.yaml``. With ``delivery="applications"``
+  every cluster has a root of its own; the AppProjects are in the first cluster's, so apply that
+  one first (an Application whose project is missing waits for it).
 
 Objects shared by a cluster class (AppProjects, ApplicationSets, platform Applications) are written
 once, under the first cluster of the class in ``apps/clusters.py``; all clusters of a class must
