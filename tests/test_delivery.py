@@ -492,3 +492,34 @@ def test_argocd_output_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
             {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("argocd/*.yaml"))}
         )
     assert trees[0] and trees[0] == trees[1]
+
+
+def _run_once(name: str, wave: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "annotations": {
+                "argocd.argoproj.io/sync-options": "Prune=false",
+                "argocd.argoproj.io/sync-wave": wave,
+            },
+        },
+    }
+
+
+def test_split_keeps_long_lived_objects_first() -> None:
+    app = AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t")
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}}
+    parts = split_app(app, Cluster(name="c", kubernetes_version="1.34"), [_run_once("a-1a2b3c", "0"), claim])
+    assert [(cls, [o["metadata"]["name"] for o in objs]) for cls, objs in parts] == [
+        ("long-lived", ["data"]),
+        ("training", ["a-1a2b3c"]),
+    ]
+
+
+def test_run_once_objects_of_one_app_share_a_wave() -> None:
+    app = AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t")
+    objects = [_run_once("a-1a2b3c", "0"), _run_once("b-4d5e6f", "1")]
+    with pytest.raises(UsageError, match=r"a training Application must sit in one sync wave, not \[0, 1\]"):
+        split_app(app, Cluster(name="c", kubernetes_version="1.34"), objects)
