@@ -30,6 +30,7 @@ APP_NAMES = [
     "kserve-canary",
     "seldon-legacy",
     "training-monitoring",
+    "ml-platform",
 ]
 
 
