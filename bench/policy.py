@@ -146,6 +146,7 @@ TRAINOPS_CATEGORY: dict[str, str] = {
         (
             "pinned-revision",
             "app-destination",
+            "destination-namespace",
             "sync-policy",
             "app-finalizer",
             "namespace-set",
