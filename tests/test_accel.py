@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, REPO, needs_shared
+from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops import _accel
 from trainops.pipeline import Target, check, policy_run
 from trainops.report import render
@@ -62,7 +62,7 @@ def test_examples_report_the_same_both_ways(
 def test_bundled_output_reports_the_same_both_ways(
     schema_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = sorted(str(p) for p in (REPO / "generated").rglob("*.yaml"))
+    files = sorted(str(p) for p in (SAMPLE / "generated").rglob("*.yaml"))
     assert len(files) > 20
     assert _report(files, schema_cache, "1", monkeypatch) == _report(files, schema_cache, "0", monkeypatch)
 
@@ -180,7 +180,7 @@ def test_block_reader_agrees_with_the_loader_on_upstream_examples(folder: str) -
 
 
 def test_block_reader_reads_every_document_trainops_generates() -> None:
-    texts = _chunks(sorted((REPO / "generated").rglob("*.yaml")))
+    texts = _chunks(sorted((SAMPLE / "generated").rglob("*.yaml")))
     assert len(texts) > 100
     assert all(_check(text) for text in texts)
 
@@ -352,7 +352,7 @@ def test_block_reader_agrees_on_dumped_values(
 def _seed_texts() -> list[str]:
     if _accel._parse() is None:
         return []
-    paths = sorted((REPO / "generated").rglob("*.yaml"))[:40]
+    paths = sorted((SAMPLE / "generated").rglob("*.yaml"))[:40]
     if EXAMPLES.is_dir():
         paths += sorted(EXAMPLES.rglob("*.yaml"))[::10]
     return [t for t in _chunks(paths) if parse(t) is not None]

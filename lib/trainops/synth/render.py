@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trainops.app import AppDef, build_chart
 from trainops.cluster import Cluster
@@ -19,8 +19,6 @@ from trainops.synth.normalise import file_name, normalise
 from trainops.user_code import app_error, apps_dir_of
 from trainops.yaml.dump import dump_document
 
-if TYPE_CHECKING:
-    pass
 
 @dataclass(frozen=True)
 class AppResult:
@@ -63,7 +61,8 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         AppError: the app's code raised (a construct's ``ValueError`` for a bad prop, a failed
             cross-construct check (:func:`~trainops.constructs._core.base.add_check`), or any other
             exception), named by app, cluster and the file and line in ``apps/`` where known.
-        UsageError: two objects map to one file.
+        UsageError: two objects map to one file; an object's kind or name cannot be a file name
+            (:func:`~trainops.synth.normalise.file_name`).
     """
     try:
         run_checks()  # forget checks of an earlier, failed build
@@ -79,7 +78,10 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         raise app_error(exc, apps_dir_of(app_def), app=app_def.name, cluster=cluster.name) from exc
     objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
-        name = file_name(obj)
+        try:
+            name = file_name(obj)
+        except ValueError as exc:
+            raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from None
         if name in objects:
             raise UsageError(
                 f"apps: app {app_def.name!r} on cluster {cluster.name!r}: two objects would be written to {name}"

@@ -61,6 +61,7 @@ class Unit:
 #: What :func:`plan_units` splits: a file's bytes, or a read-only mmap of them.
 Buffer = bytes | mmap.mmap
 
+
 def plan_units(path: str, data: Buffer, chunk_bytes: int = CHUNK_BYTES) -> list[Unit]:
     """Split ``data`` (the file's bytes, or an mmap of them) into units at ``---`` lines: as many as
     ``chunk_bytes`` gives (the size rounded up), of about equal size (each at least the size divided
