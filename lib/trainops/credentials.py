@@ -50,7 +50,9 @@ _MARKERS = (
 _MARKED = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
 
 
-def _marked(text: str) -> bool:
+def marked(text: str) -> bool:
+    """Whether ``text`` holds a substring one of the detectors needs (:data:`_MARKERS`): ``False``
+    means :func:`credential_in` finds nothing in it, nor in any part of it."""
     return _MARKED.search(text) is not None
 
 
@@ -129,10 +131,10 @@ def credential_in(value: str) -> str | None:
 
     Multi-line values (ConfigMap files, scripts) are scanned line by line. Never returns the secret.
     """
-    if not _marked(value):
+    if not marked(value):
         return None
     for line in value.splitlines() or [value]:
-        if not _marked(line):
+        if not marked(line):
             continue
         for detector in _detectors():
             if any(True for _ in detector.analyze_string(line)):

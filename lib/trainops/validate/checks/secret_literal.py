@@ -31,10 +31,13 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
+from typing import Any
 
 from trainops.credentials import (
     credential_in,
     literal_problem,
+    marked,
+    secret_like,
     walk_strings,
 )
 from trainops.findings import Issue
@@ -56,12 +59,49 @@ RULE = register(
 
 
 def check(context: DocumentContext) -> Iterator[Issue]:
-    """Issues for literal credentials in ``context.data`` (messages never quote the value)."""
+    """Issues for literal credentials in ``context.data`` (messages never quote the value).
+
+    Documents other than Secrets and ConfigMaps are walked string by string only when
+    :func:`_may_hold_literal` says a string of them can be flagged.
+    """
     data = context.data
+    if context.kind not in ("Secret", "ConfigMap") and not _may_hold_literal(data):
+        return
     for parts, value in walk_strings(data):
         problem = _problem(context.kind, parts, value, data)
         if problem is not None:
             yield Issue(parts, f"{problem}; reference a Secret instead", RULE.id)
+
+
+def _may_hold_literal(data: Any) -> bool:
+    """Whether :func:`_problem` can flag a string of ``data`` (not a Secret or ConfigMap): some string
+    holds a marker the detectors need (:func:`~trainops.credentials.marked`, searched once over all
+    strings joined by line breaks, which no marker contains), or an ``env`` entry has a string
+    ``value`` and a ``name`` that pass :func:`~trainops.credentials.secret_like`, the first test of the
+    check by name. ``False`` is exact; one walk over the collections instead of a call per string."""
+    strings: list[str] = []
+    stack: list[Any] = [data]
+    while stack:
+        node = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict):
+            env = node.get("env")
+            if isinstance(env, list) and any(_named_like_secret(entry) for entry in env):
+                return True
+        for child in children:
+            if isinstance(child, str):
+                strings.append(child)
+            elif isinstance(child, dict | list):
+                stack.append(child)
+    return marked("\n".join(strings))
+
+
+def _named_like_secret(entry: Any) -> bool:
+    """An ``env`` entry with a string ``value`` whose ``name`` passes :func:`secret_like`."""
+    if not isinstance(entry, dict):
+        return False
+    name, value = entry.get("name"), entry.get("value")
+    return isinstance(name, str) and isinstance(value, str) and secret_like(name, value)
 
 
 def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object) -> str | None:
