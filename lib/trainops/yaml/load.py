@@ -408,10 +408,12 @@ def _limit_finding(path: str, index: int, line: int, message: str, column: int |
     )
 
 
-def _out_of_memory() -> str:
+def _out_of_memory(rest: bool = False) -> str:
+    """The message of a document that exhausted the memory ceiling (``rest``: reading stops there)."""
+    what = "it and the rest of the file are not read" if rest else "not read"
     return (
         "document exhausted the memory ceiling of trainops validate "
-        f"({limits.MEMORY_LIMIT_ENV}, default {limits.DEFAULT_MEMORY_LIMIT >> 30} GiB); not read"
+        f"({limits.MEMORY_LIMIT_ENV}, default {limits.DEFAULT_MEMORY_LIMIT >> 30} GiB); {what}"
     )
 
 
@@ -517,10 +519,15 @@ def _stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterat
                 )
                 index += 1
                 continue
-            except (MemoryError, RecursionError):
+            except RecursionError:
                 yield _rejected(path, index, line_offset + int(node.start_mark.line), _out_of_memory())
                 index += 1
                 continue
+            except MemoryError:  # reading on at the ceiling only thrashes the collector: stop the file
+                yield _limit_finding(
+                    path, index, int(node.start_mark.line) + line_offset, _out_of_memory(True)
+                )
+                return
             yield Document(path, index, data, node, builder.issues(node), line_offset)
             index += 1
     except yaml.MarkedYAMLError as exc:
@@ -548,7 +555,7 @@ def _stream(text: str, path: str, line_offset: int, index_offset: int) -> Iterat
             rule=YAML.id, level="error", message=f"invalid YAML: {message}", file=path, document=index
         )
     except MemoryError:
-        yield Finding(rule=YAML.id, level="error", message=_out_of_memory(), file=path, document=index)
+        yield Finding(rule=YAML.id, level="error", message=_out_of_memory(True), file=path, document=index)
     finally:
         loader.dispose()
 
