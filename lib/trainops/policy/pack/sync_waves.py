@@ -141,6 +141,11 @@ def check_all(
             )
 
 
+def _text(value: Any) -> str | None:
+    """``value`` when it is a string (a namespace or name of the right type), else ``None``."""
+    return value if isinstance(value, str) else None
+
+
 def _claims_before_consumers(
     objects: Sequence[dict[str, Any]], waves: Sequence[int | None]
 ) -> Iterator[tuple[int, Issue]]:
@@ -149,7 +154,7 @@ def _claims_before_consumers(
     for obj, wave in zip(objects, waves, strict=True):
         if wave is None:
             continue
-        namespace = metadata_of(obj).get("namespace")
+        namespace = _text(metadata_of(obj).get("namespace"))
         for site in pod_templates(obj):
             volumes = site.spec.get("volumes")
             for volume in volumes if isinstance(volumes, list) else []:
@@ -163,7 +168,8 @@ def _claims_before_consumers(
     for index, (obj, wave) in enumerate(zip(objects, waves, strict=True)):
         if wave is None or group_kind(obj) != ("", "PersistentVolumeClaim"):
             continue
-        found = consumer_wave.get((metadata_of(obj).get("namespace"), metadata_of(obj).get("name")))
+        meta = metadata_of(obj)
+        found = consumer_wave.get((_text(meta.get("namespace")), _text(meta.get("name"))))
         if found is not None and wave < found[0]:
             yield (
                 index,
