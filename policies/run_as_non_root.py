@@ -67,6 +67,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
                     else (*site.parts, "securityContext", "runAsUser")
                 )
                 yield Issue(where, f'container "{container.name}" runs as runAsUser 0 (root)', ID)
+            elif non_root is None and site.partial:
+                continue  # a patch: the pod spec it completes sets it
             elif non_root is not True:
                 yield Issue(
                     container.at("securityContext", "runAsNonRoot"),

@@ -44,7 +44,8 @@ def _canonical(values: Any, ordered: bool) -> list[str]:
 def _ordered(key: tuple[str, str]) -> bool:
     """Whether CEL lists the pod specs of ``key`` in a defined order (no mapping iterated on the way:
     CEL iterates mappings in its own order, Python in insertion order)."""
-    paths = [(*s.path, "spec") for s in POD_TEMPLATE_SITES.get(key, ())] + list(POD_SPEC_SITES.get(key, ()))
+    paths = [(*s.path, "spec") for s in POD_TEMPLATE_SITES.get(key, ())]
+    paths += [(*s.spec_path, *slot) for s in POD_SPEC_SITES.get(key, ()) for slot in (*s.slots, ())]
     return all(EACH_VALUE not in path for path in paths)
 
 
