@@ -203,6 +203,21 @@ EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("kubeflow.org", "Trial"): (("spec", "runSpec"),),
 }
 
+#: (API group, kind) → paths of whole objects a wrapper creates as they are (no placeholders), walked
+#: for policy rules only: AppWrapper ``spec.components[].template`` (project-codeflare/appwrapper
+#: ``api/v1beta2/appwrapper_types.go``), e.g. a LeaderWorkerSet or a PyTorchJob queued by Kueue.
+WRAPPED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
+    ("workload.codeflare.dev", "AppWrapper"): (("spec", "components", EACH_ITEM, "template"),),
+}
+#: Kinds whose objects are walked inside a wrapper: what AppWrapper wraps (Kubernetes workloads,
+#: Kubeflow and JobSet jobs, Trainer runtimes, Ray, LeaderWorkerSet; appwrapper's user guide). Others
+#: are left out: their paths nest too deep for the CEL parsers (a nesting bound of 32) inside a wrapper.
+WRAPPABLE_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
+    ("ray.io", "RayCluster"),
+    ("ray.io", "RayJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+}
+
 _KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 #: KServe single-container fields of a component (``ModelSpec`` and the framework specs of
 #: ``PredictorSpec``, the explainer specs of ``ExplainerSpec``; kserve ``pkg/apis/serving/v1beta1``
@@ -504,3 +519,7 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
     for path in EMBEDDED_OBJECTS.get(key, ()):
         for nested, parts in walk(obj, path, base):
             _collect(nested, parts, sites, templated=True)
+    for path in WRAPPED_OBJECTS.get(key, ()):
+        for nested, parts in walk(obj, path, base):
+            if group_kind(nested) in WRAPPABLE_KINDS:
+                _collect(nested, parts, sites, templated=templated)

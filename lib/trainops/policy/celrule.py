@@ -57,6 +57,8 @@ from trainops.kinds import (
     EMBEDDED_OBJECTS,
     POD_SPEC_SITES,
     POD_TEMPLATE_SITES,
+    WRAPPABLE_KINDS,
+    WRAPPED_OBJECTS,
     GroupKind,
     group_kind,
     slot_name,
@@ -80,6 +82,8 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 POD_SPECS = "podSpecs"
 CONTAINERS = "containers"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+#: One CEL string literal (a compound path expression such as ``'$.a[' + string(i0) + ']'`` is not).
+_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'")
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def _concat(pieces: list[str]) -> str:
     """CEL string concatenation of ``pieces`` (literals as ``'...'``), adjacent literals merged."""
     merged: list[str] = []
     for piece in pieces:
-        if merged and piece.startswith("'") and merged[-1].startswith("'") and not piece.startswith("'['"):
+        if merged and _LITERAL.fullmatch(piece) and _LITERAL.fullmatch(merged[-1]) and piece != "'['":
             merged[-1] = _lit(_unlit(merged[-1]) + _unlit(piece))
         else:
             merged.append(piece)
@@ -199,8 +203,8 @@ def _slot_walk(expr: str, path: str, slot: tuple[str, ...], name: str) -> str:
     """CEL list of the ``extra`` entries of one slot below the pod spec at ``expr`` (``name``: of an
     unnamed single container)."""
     if slot and slot[-1] == EACH_ITEM:
-        return _walk(expr, [f"({path})"], slot[:-2], _SLOT_DEPTH, _list_leaf(slot[-2]))
-    return _walk(expr, [f"({path})"], slot, _SLOT_DEPTH, _slot_leaf(name))
+        return _walk(expr, [path], slot[:-2], _SLOT_DEPTH, _list_leaf(slot[-2]))
+    return _walk(expr, [path], slot, _SLOT_DEPTH, _slot_leaf(name))
 
 
 def _pod_leaf(
@@ -246,15 +250,22 @@ def _kind_test(var: str, key: GroupKind) -> str:
     return f"(has({var}.kind) && has({var}.apiVersion) && {var}.kind == {_lit(kind)} && {version})"
 
 
-def _embedded_leaf(depth: int) -> Leaf:
-    """Leaf of an embedded object path (Katib ``trialSpec``): dispatch on the embedded object's kind."""
+def _embedded_leaf(depth: int, templated: bool = True) -> Leaf:
+    """Leaf of an embedded object path (Katib ``trialSpec``, ``templated``; AppWrapper components,
+    not): dispatch on the embedded object's kind."""
 
     def leaf(expr: str, path: str) -> str:
         branches = []
         for key in sorted(set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES)):
+            if not templated and key not in WRAPPABLE_KINDS:
+                continue
             sites = [
                 _walk(
-                    expr, [path], site.path, depth + 1, _pod_leaf(True, site.partial, site.slots, site.path)
+                    expr,
+                    [path],
+                    site.path,
+                    depth + 1,
+                    _pod_leaf(templated, site.partial, site.slots, site.path),
                 )
                 for site in _sites(key)
             ]
@@ -272,6 +283,8 @@ def pod_specs_expression(key: GroupKind) -> str:
     ]
     for path in EMBEDDED_OBJECTS.get(key, ()):
         parts.append(_walk("object", ["'$'"], path, 0, _embedded_leaf(len(path))))
+    for path in WRAPPED_OBJECTS.get(key, ()):
+        parts.append(_walk("object", ["'$'"], path, 0, _embedded_leaf(len(path), templated=False)))
     return " + ".join(parts) if parts else "[]"
 
 
@@ -320,7 +333,7 @@ def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] 
     """``variables.podSpecs`` of :func:`pod_specs_expression` in Python, for objects of kind ``key``
     (``None`` for kinds embedding objects, Katib's: those keep the CEL). The function returns
     :data:`~trainops.policy.admission.NOT_NATIVE` for an object that does not convert exactly."""
-    if key in EMBEDDED_OBJECTS:
+    if key in EMBEDDED_OBJECTS or key in WRAPPED_OBJECTS:
         return None
     sites = tuple(_sites(key))
 
@@ -412,7 +425,10 @@ def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind,
     kind in :data:`~trainops.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
     by_expression: dict[str, list[GroupKind]] = {}
     order = {
-        key: index for index, key in enumerate([*POD_TEMPLATE_SITES, *POD_SPEC_SITES, *EMBEDDED_OBJECTS])
+        key: index
+        for index, key in enumerate(
+            [*POD_TEMPLATE_SITES, *POD_SPEC_SITES, *EMBEDDED_OBJECTS, *WRAPPED_OBJECTS]
+        )
     }
     for key in sorted(kinds, key=lambda k: (order.get(k, len(order)), k)):
         by_expression.setdefault(pod_specs_expression(key), []).append(key)

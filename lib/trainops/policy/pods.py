@@ -19,6 +19,7 @@ from trainops.kinds import (
     POD_TEMPLATE_SITES,
     REPLICA_SPECS_FIELD,
     TRAINING_JOBS,
+    WRAPPED_OBJECTS,
     GroupKind,
     Parts,
     PodSite,
@@ -29,7 +30,10 @@ from trainops.quantity import QuantityError, parse_quantity
 
 #: Every kind with a pod spec somewhere (the ``KINDS`` of pod-level rules).
 POD_KINDS: Final[frozenset[GroupKind]] = (
-    frozenset(POD_TEMPLATE_SITES) | frozenset(POD_SPEC_SITES) | frozenset(EMBEDDED_OBJECTS)
+    frozenset(POD_TEMPLATE_SITES)
+    | frozenset(POD_SPEC_SITES)
+    | frozenset(EMBEDDED_OBJECTS)
+    | frozenset(WRAPPED_OBJECTS)
 )
 #: Owners of training pods: training jobs and Trainer runtimes (Katib trial pods are ``templated``).
 TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
@@ -323,3 +327,20 @@ def as_dict(value: Any) -> dict[str, Any]:
 def as_str(value: Any) -> str | None:
     """``value`` when it is a string, else ``None`` (for names used as keys)."""
     return value if isinstance(value, str) else None
+
+
+def pod_annotations(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
+    """The annotations of a pod spec's pod: a Pod's ``metadata.annotations``, a template's
+    ``metadata.annotations`` beside its ``spec``; ``{}`` when none (or the site is no template)."""
+    if not site.parts or site.parts[-1] != "spec":
+        return {}
+    value = dig(obj, *site.parts[:-1], "metadata", "annotations") if site.parts[:-1] else None
+    if not site.parts[:-1]:
+        value = annotations_of(obj)
+    return value if isinstance(value, dict) else {}
+
+
+def user_namespace(site: PodSite) -> bool:
+    """Whether the pod runs in a user namespace (``hostUsers: false``), where Pod Security relaxes
+    runAsNonRoot, runAsUser and baseline procMount (pod-security-admission ``relaxPolicyForUserNamespacePod``)."""
+    return site.spec.get("hostUsers") is False
