@@ -79,7 +79,8 @@ def _context(context: Any, parts: Parts, who: str) -> Iterator[Issue]:
             where = (*parts, "seLinuxOptions", field)
             yield Issue(where, f"{who} sets SELinux {field} {show(value)}", ID, keyword="seLinuxOptions")
     profile = dig(context, "appArmorProfile")
-    if isinstance(profile, dict) and profile.get("type") not in APPARMOR_TYPES:
+    kind = profile.get("type") if isinstance(profile, dict) else None
+    if isinstance(profile, dict) and not (isinstance(kind, str) and kind in APPARMOR_TYPES):
         where = (*parts, "appArmorProfile", "type")
         message = f"{who} sets AppArmor profile type {show(profile.get('type'))}"
         yield Issue(where, message, ID, keyword="appArmorProfile")
