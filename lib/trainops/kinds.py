@@ -209,6 +209,16 @@ EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
 WRAPPED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("workload.codeflare.dev", "AppWrapper"): (("spec", "components", EACH_ITEM, "template"),),
 }
+#: Kinds whose objects are walked inside a Katib trial template (``trialSpec``, Trial ``runSpec``):
+#: those Katib runs as trials (Job, Kubeflow and JobSet jobs, Trainer, Argo Workflows, Ray; katib
+#: ``trialResources``). Serving kinds are left out: never trials, and their paths would multiply the
+#: size of every exported Experiment policy.
+TRIAL_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
+    ("trainer.kubeflow.org", "TrainJob"),
+    ("argoproj.io", "Workflow"),
+    ("ray.io", "RayJob"),
+}
+
 #: Kinds whose objects are walked inside a wrapper: what AppWrapper wraps (Kubernetes workloads,
 #: Kubeflow and JobSet jobs, Trainer runtimes, Ray, LeaderWorkerSet; appwrapper's user guide). Others
 #: are left out: their paths nest too deep for the CEL parsers (a nesting bound of 32) inside a wrapper.
@@ -218,11 +228,11 @@ WRAPPABLE_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
 }
 
-_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
-#: KServe single-container fields of a component (``ModelSpec`` and the framework specs of
-#: ``PredictorSpec``, the explainer specs of ``ExplainerSpec``; kserve ``pkg/apis/serving/v1beta1``
-#: ``predictor.go``, ``explainer.go``), each a ``Container`` the component's pod runs.
-_KSERVE_CONTAINERS = (
+#: KServe single-container fields of a predictor (``ModelSpec`` and the framework specs of
+#: ``PredictorSpec``; kserve ``pkg/apis/serving/v1beta1/predictor.go``) and of an explainer
+#: (``ExplainerSpec``, ``explainer.go``: ``art``; ``alibi`` up to v0.13), each a ``Container`` the
+#: component's pod runs. A transformer and a worker spec have only their pod spec's containers.
+_PREDICTOR_CONTAINERS = (
     "model",
     "sklearn",
     "xgboost",
@@ -234,9 +244,8 @@ _KSERVE_CONTAINERS = (
     "pmml",
     "lightgbm",
     "paddle",
-    "art",
-    "alibi",
 )
+_EXPLAINER_CONTAINERS = ("art", "alibi")
 _PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EACH_ITEM, "template", "spec")
 
 
@@ -274,7 +283,7 @@ def _template(*path: str) -> SpecSite:
     return SpecSite(path, template=True)
 
 
-_KSERVE_SLOTS = tuple((name,) for name in _KSERVE_CONTAINERS)
+_PREDICTOR_SLOTS = tuple((name,) for name in _PREDICTOR_CONTAINERS)
 _LLM_SITES = (
     SpecSite(("spec", "template")),
     SpecSite(("spec", "worker")),
@@ -318,14 +327,13 @@ _MONITORING = "monitoring.coreos.com"
 POD_SPEC_SITES: Final[dict[GroupKind, tuple[SpecSite, ...]]] = {
     # KServe components inline a ``PodSpec`` plus one container field (kserve ``component.go``,
     # ``predictor.go``); ``workerSpec`` is the multi-node worker pod (``WorkerSpec``).
-    ("serving.kserve.io", "InferenceService"): tuple(
-        SpecSite(path, slots=_KSERVE_SLOTS)
-        for path in (
-            *(("spec", c) for c in _KSERVE_COMPONENTS),
-            ("spec", "predictor", "workerSpec"),
-            ("spec", "canary", EACH_ITEM, "predictor"),
-            ("spec", "canary", EACH_ITEM, "predictor", "workerSpec"),
-        )
+    ("serving.kserve.io", "InferenceService"): (
+        SpecSite(("spec", "predictor"), slots=_PREDICTOR_SLOTS),
+        SpecSite(("spec", "transformer")),
+        SpecSite(("spec", "explainer"), slots=tuple((name,) for name in _EXPLAINER_CONTAINERS)),
+        SpecSite(("spec", "predictor", "workerSpec")),
+        SpecSite(("spec", "canary", EACH_ITEM, "predictor"), slots=_PREDICTOR_SLOTS),
+        SpecSite(("spec", "canary", EACH_ITEM, "predictor", "workerSpec")),
     ),
     # ``ServingRuntimeSpec`` inlines a ``ServingRuntimePodSpec`` (kserve ``servingruntime_types.go``).
     ("serving.kserve.io", "ServingRuntime"): _SERVING_RUNTIME_SITES,
@@ -518,7 +526,8 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
             )
     for path in EMBEDDED_OBJECTS.get(key, ()):
         for nested, parts in walk(obj, path, base):
-            _collect(nested, parts, sites, templated=True)
+            if group_kind(nested) in TRIAL_KINDS:
+                _collect(nested, parts, sites, templated=True)
     for path in WRAPPED_OBJECTS.get(key, ()):
         for nested, parts in walk(obj, path, base):
             if group_kind(nested) in WRAPPABLE_KINDS:

@@ -57,6 +57,7 @@ from trainops.kinds import (
     EMBEDDED_OBJECTS,
     POD_SPEC_SITES,
     POD_TEMPLATE_SITES,
+    TRIAL_KINDS,
     WRAPPABLE_KINDS,
     WRAPPED_OBJECTS,
     GroupKind,
@@ -257,7 +258,7 @@ def _embedded_leaf(depth: int, templated: bool = True) -> Leaf:
     def leaf(expr: str, path: str) -> str:
         branches = []
         for key in sorted(set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES)):
-            if not templated and key not in WRAPPABLE_KINDS:
+            if key not in (TRIAL_KINDS if templated else WRAPPABLE_KINDS):
                 continue
             sites = [
                 _walk(
