@@ -48,6 +48,7 @@ RULE_CHECK: Final[dict[str, str]] = {
     "unsafe-sysctls": "sysctls",
     "host-process": "windowsHostProcess",
     "volume-types": "restrictedVolumes",
+    "probe-host": "hostProbesAndHostLifecycle",
     "no-host-namespaces": "hostNamespaces",
 }
 
