@@ -6,8 +6,13 @@ A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core gr
 - :data:`POD_TEMPLATE_SITES`: where PodTemplateSpecs (``{metadata, spec}``) sit in objects of each
   kind, with the restart policies the owning controller allows: what the API server validates.
 - :data:`EMBEDDED_OBJECTS`: whole Kubernetes objects embedded in another (Katib ``trialSpec``).
-- :data:`POD_SPEC_SITES`: pod-spec-shaped fields that are not PodTemplateSpecs (KServe components,
-  TrainJob pod patches), walked by :func:`pod_templates` for policy rules only.
+- :data:`POD_SPEC_SITES`: pod specs the API server does not check as such (KServe components and
+  serving runtimes, LLMInferenceService, TrainJob patches and ``spec.trainer``/``initializer``,
+  LeaderWorkerSet, Ray, Argo Workflow templates, Notebook, v1alpha1 MPIJob...), each a
+  :class:`SpecSite` with its extra container slots (KServe ``predictor.model``...), walked by
+  :func:`pod_templates` for policy rules only; ``tests/test_pod_walker_crds.py`` checks the table
+  against every CRD of ``../shared/crds``.
+- :data:`WRAPPED_OBJECTS`: whole objects a wrapper creates (AppWrapper components).
 - :func:`pod_templates`: every pod spec of an object wherever it nests, with its JSON path, so a
   pod-level rule is written once.
 
