@@ -2,7 +2,7 @@
 habit 5: kind groups declared once; kube-linter ``pkg/objectkinds``).
 
 A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core group is ``""``. Each
-kind has one :class:`KindInfo` in :data:`KINDS` (a duplicate is an error): its versions, where its
+kind has one :class:`KindInfo` in :data:`KIND_TABLE` (a duplicate is an error): its versions, where its
 pod templates and pod specs nest, its replica field and training container, run-once or long-lived,
 its suspend field, its Argo CD health check, the operators serving it, the versions they removed,
 the ``trainops new`` kind that scaffolds it. Validation, the policy pod walker (Python and CEL),
@@ -150,7 +150,7 @@ Lifecycle = Literal["run-once", "long-lived"]
 
 @dataclass(frozen=True)
 class KindInfo:
-    """Everything trainops knows about one kind, declared once in :data:`KINDS`.
+    """Everything trainops knows about one kind, declared once in :data:`KIND_TABLE`.
 
     Args:
         group: API group (``""`` for the core group). kind: e.g. ``PyTorchJob``.
@@ -180,6 +180,10 @@ class KindInfo:
             ``spec.template.metadata.labels``.
         trial: walked inside a Katib trial template although it has no :attr:`templates` (a kind
             Katib runs as a trial: katib ``trialResources``).
+        trial_conditions: ``(success, failure)`` condition types Katib's defaulting webhook fills
+            in for a trial of this kind (katib ``experiment_defaults.go`` ``setDefaultTrialTemplate``,
+            ``DefaultJobSuccessCondition``, ``DefaultKubeflowJobSuccessCondition``,
+            ``consts.KubeflowJobKinds``); ``None``: the Experiment must name them.
         wrappable: walked inside an AppWrapper although it has no :attr:`templates` (appwrapper's
             user guide lists it).
     """
@@ -205,6 +209,7 @@ class KindInfo:
     workload: bool = False
     selector: bool = False
     trial: bool = False
+    trial_conditions: tuple[str, str] | None = None
     wrappable: bool = False
 
     @property
@@ -328,6 +333,7 @@ def _kubeflow_job(
         operators=operators,
         removed=removed,
         scaffold=scaffold,
+        trial_conditions=("Succeeded", "Failed"),
     )
 
 
@@ -366,6 +372,7 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
         templates=(TemplateSite(("spec", "template"), JOB_RESTART),),
         lifecycle="run-once",
         suspend="/spec/suspend",
+        trial_conditions=("Complete", "Failed"),
     ),
     KindInfo(
         "batch",
@@ -505,6 +512,7 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
         ),
         operators=("trainer",),
         trial=True,
+        trial_conditions=("Complete", "Failed"),
     ),
     # Argo CD ``Application``: the check Argo CD removed in v1.8, restored so that the root
     # Application's sync waves wait for the platform Applications (:mod:`trainops.synth.delivery`).
@@ -631,19 +639,19 @@ def registry(table: Iterable[KindInfo]) -> dict[GroupKind, KindInfo]:
 #: The kinds table: ``(group, kind)`` → :class:`KindInfo`. Everything below is a live view of it, so
 #: a kind added here (or, in a test, with ``monkeypatch.setitem``) is validated, walked, delivered and
 #: health-checked everywhere.
-KINDS: Final[dict[GroupKind, KindInfo]] = registry(_TABLE)
+KIND_TABLE: Final[dict[GroupKind, KindInfo]] = registry(_TABLE)
 
 
 def info_of(key: GroupKind | None) -> KindInfo | None:
     """The :class:`KindInfo` of ``key`` (e.g. :func:`group_kind` of a document), ``None`` when unknown."""
-    return KINDS.get(key) if key is not None else None
+    return KIND_TABLE.get(key) if key is not None else None
 
 
 # --- views of the table --------------------------------------------------------------------------
 
 
 class KindGroup(AbstractSet[GroupKind]):
-    """The kinds of :data:`KINDS` whose :class:`KindInfo` passes ``test``: a set looked up in the table
+    """The kinds of :data:`KIND_TABLE` whose :class:`KindInfo` passes ``test``: a set looked up in the table
     at each use (``in``, iteration), so it never goes stale. ``|``/``-`` give plain frozensets.
 
     Args:
@@ -656,14 +664,14 @@ class KindGroup(AbstractSet[GroupKind]):
         self._test = test
 
     def __contains__(self, key: object) -> bool:
-        info = KINDS.get(key) if isinstance(key, tuple) else None
+        info = KIND_TABLE.get(key) if isinstance(key, tuple) else None
         return info is not None and self._test(info)
 
     def __iter__(self) -> Iterator[GroupKind]:
-        return iter([key for key, info in KINDS.items() if self._test(info)])
+        return iter([key for key, info in KIND_TABLE.items() if self._test(info)])
 
     def __len__(self) -> int:
-        return sum(1 for info in KINDS.values() if self._test(info))
+        return sum(1 for info in KIND_TABLE.values() if self._test(info))
 
     @classmethod
     def _from_iterable(cls, it: Iterable[GroupKind]) -> frozenset[GroupKind]:  # type: ignore[override]
@@ -678,7 +686,7 @@ _V = TypeVar("_V")
 
 class KindTable(Mapping[GroupKind, tuple[_V, ...]]):
     """One field of the :class:`KindInfo` of the kinds where it is not empty, looked up in
-    :data:`KINDS` at each use (``.get(key, ())``, iteration in table order).
+    :data:`KIND_TABLE` at each use (``.get(key, ())``, iteration in table order).
 
     Args:
         field: the :class:`KindInfo` attribute, a tuple (e.g. ``templates``).
@@ -690,7 +698,7 @@ class KindTable(Mapping[GroupKind, tuple[_V, ...]]):
         self._field = field
 
     def get(self, key: object, default: Any = None) -> Any:
-        info = KINDS.get(key) if isinstance(key, tuple) else None
+        info = KIND_TABLE.get(key) if isinstance(key, tuple) else None
         value = getattr(info, self._field) if info is not None else None
         return value if value else default
 
@@ -704,15 +712,15 @@ class KindTable(Mapping[GroupKind, tuple[_V, ...]]):
         return self.get(key) is not None
 
     def __iter__(self) -> Iterator[GroupKind]:
-        return iter([key for key, info in KINDS.items() if getattr(info, self._field)])
+        return iter([key for key, info in KIND_TABLE.items() if getattr(info, self._field)])
 
     def __len__(self) -> int:
-        return sum(1 for info in KINDS.values() if getattr(info, self._field))
+        return sum(1 for info in KIND_TABLE.values() if getattr(info, self._field))
 
 
 class _KubeflowNames(Mapping[str, str]):
     """A :class:`KindInfo` field of the ``kubeflow.org`` kinds by kind name, where ``value`` gives one,
-    looked up in :data:`KINDS` at each use."""
+    looked up in :data:`KIND_TABLE` at each use."""
 
     __slots__ = ("_value",)
 
@@ -720,7 +728,7 @@ class _KubeflowNames(Mapping[str, str]):
         self._value = value
 
     def __getitem__(self, kind: str) -> str:
-        info = KINDS.get(("kubeflow.org", kind))
+        info = KIND_TABLE.get(("kubeflow.org", kind))
         found = self._value(info) if info is not None else None
         if found is None:
             raise KeyError(kind)
@@ -728,7 +736,7 @@ class _KubeflowNames(Mapping[str, str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(
-            [i.kind for i in KINDS.values() if i.group == "kubeflow.org" and self._value(i) is not None]
+            [i.kind for i in KIND_TABLE.values() if i.group == "kubeflow.org" and self._value(i) is not None]
         )
 
     def __len__(self) -> int:
@@ -873,7 +881,7 @@ def pod_templates(obj: Any) -> list[PodSite]:
 
 def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) -> None:
     key = group_kind(obj)
-    info = KINDS.get(key) if key is not None else None
+    info = KIND_TABLE.get(key) if key is not None else None
     if key is None or info is None:
         return
     for site in info.templates:

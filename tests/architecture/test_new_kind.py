@@ -26,7 +26,7 @@ from trainops.argocd.models import Application, ApplicationTree, HealthStatus, R
 from trainops.argocd.runs import list_runs
 from trainops.kinds import (
     EACH_VALUE,
-    KINDS,
+    KIND_TABLE,
     KUBEFLOW_JOBS,
     POD_KINDS,
     REPLICA_SPECS_FIELD,
@@ -143,8 +143,8 @@ def foojob(name: str = "foo-train-1a2b3c", *, privileged: bool = False, **replic
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> KindInfo:
     """FooJob in the kinds table for this test only."""
-    assert KEY not in KINDS
-    monkeypatch.setitem(KINDS, KEY, FOOJOB)
+    assert KEY not in KIND_TABLE
+    monkeypatch.setitem(KIND_TABLE, KEY, FOOJOB)
     return FOOJOB
 
 
@@ -173,7 +173,7 @@ def test_the_table_rejects_a_duplicate_kind() -> None:
     from trainops.kinds import registry
 
     with pytest.raises(ValueError, match=r"kubeflow\.org/PyTorchJob is declared twice"):
-        registry([*KINDS.values(), KINDS[("kubeflow.org", "PyTorchJob")]])
+        registry([*KIND_TABLE.values(), KIND_TABLE[("kubeflow.org", "PyTorchJob")]])
 
 
 def test_the_entry_joins_every_kind_group(registered: KindInfo) -> None:

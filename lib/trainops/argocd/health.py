@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from trainops.argocd.errors import ConfigError
-from trainops.kinds import KINDS
+from trainops.kinds import KIND_TABLE
 
 ARGOCD_NAMESPACE = "argocd"
 """Namespace of the ``argocd-cm`` ConfigMap in a default Argo CD install."""
@@ -70,14 +70,14 @@ class HealthCheck:
 
 
 class _HealthChecks(Mapping[str, HealthCheck]):
-    """The :class:`HealthCheck` of every kind of :data:`trainops.kinds.KINDS` with a
+    """The :class:`HealthCheck` of every kind of :data:`trainops.kinds.KIND_TABLE` with a
     :attr:`~trainops.kinds.KindInfo.health` script, by ``<group>/<Kind>``, in table order; looked up
     in the table at each use."""
 
     def _checks(self) -> dict[str, HealthCheck]:
         checks = (
             HealthCheck(info.group, info.kind, info.health.script, info.health.source)
-            for info in KINDS.values()
+            for info in KIND_TABLE.values()
             if info.health is not None
         )
         return {check.key: check for check in checks}
@@ -102,7 +102,7 @@ def health_check_for(api_version: str, kind: str) -> HealthCheck | None:
     The group is the part of ``apiVersion`` before ``/`` (none for the core group), as Argo CD's
     ``util/lua/lua.go`` keys its scripts; the version does not matter.
     """
-    info = KINDS.get((api_version.rpartition("/")[0], kind))
+    info = KIND_TABLE.get((api_version.rpartition("/")[0], kind))
     if info is None or info.health is None:
         return None
     return HealthCheck(info.group, info.kind, info.health.script, info.health.source)

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from trainops.kinds import KINDS as KIND_TABLE
-from trainops.kinds import GroupKind, KindInfo
+from trainops.kinds import KIND_TABLE, GroupKind, KindInfo
 from trainops.scaffold.source import call, q, str_list
 
 Kind = Literal["pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve"]

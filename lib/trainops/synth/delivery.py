@@ -58,7 +58,7 @@ from trainops.errors import UsageError
 from trainops.kinds import (
     CLUSTER_SCOPED,
     DEFAULT_PORT_CONTAINER,
-    KINDS,
+    KIND_TABLE,
     KUBEFLOW_JOBS,
     REPLICA_SPECS_FIELD,
     RUN_ONCE,
@@ -154,7 +154,7 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
                     json_pointers=("/spec/replicas",),
                 )
             )
-        info = KINDS.get(gk)
+        info = KIND_TABLE.get(gk)
         if info is not None and info.suspend is not None:
             entries.add(IgnoreDifference(group=group, kind=kind, json_pointers=(info.suspend,)))
         if gk in KUBEFLOW_JOBS:

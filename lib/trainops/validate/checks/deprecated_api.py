@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from trainops.findings import Issue, Level
-from trainops.kinds import KINDS, KUBEFLOW_JOBS
+from trainops.kinds import KIND_TABLE, KUBEFLOW_JOBS
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -207,9 +207,9 @@ def _k8s(
 
 #: Kubeflow v1 jobs the Training Operator serves at ``kubeflow.org/v1`` (from the kinds table).
 _V1_JOBS = tuple(
-    KINDS[key].kind
+    KIND_TABLE[key].kind
     for key in KUBEFLOW_JOBS
-    if "v1" in KINDS[key].versions and "training-operator" in KINDS[key].operators
+    if "v1" in KIND_TABLE[key].versions and "training-operator" in KIND_TABLE[key].operators
 )
 
 
@@ -218,7 +218,7 @@ def _removed(version: str, operator: str) -> tuple[str, ...]:
     (:attr:`trainops.kinds.KindInfo.removed`)."""
     return tuple(
         info.kind
-        for info in KINDS.values()
+        for info in KIND_TABLE.values()
         if info.group == "kubeflow.org" and (version, operator) in info.removed
     )
 
