@@ -14,13 +14,13 @@ from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_anno
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.emission import eager
 from trainops.constructs._core.props import require_whole
-from trainops.kinds import REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
+from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
 from trainops.naming import DNS1035_LABEL
 from trainops.nodeenv import configure_node
 
 _KIND = "Experiment"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
-OPERATOR = "katib"
+OPERATOR = KIND_TABLE[("kubeflow.org", _KIND)].operators[0]
 #: Longest base name: trials are named ``<experiment>-<8 random>`` and their pods add more.
 MAX_BASE_NAME = 40
 #: Suggestion algorithms of Katib v0.19's default ``katib-config`` (``manifests/v1beta1/installs``).
