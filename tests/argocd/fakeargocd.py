@@ -1,12 +1,27 @@
-"""JSON bodies for the fake Argo CD API, shaped as swagger.json describes them.
+"""The fake Argo CD API: JSON bodies shaped as swagger.json describes them, and a server that
+handles requests as argocd-server v3.5.1 does.
 
 Bodies follow the swagger definitions v1alpha1Application, v1alpha1ApplicationList,
 v1alpha1ApplicationTree (ResourceNode = ResourceRef + health) and runtimeError of Argo CD v3.5.1.
+
+:class:`FakeArgoCD` (the ``httpserver`` fixture of tests/argocd, see conftest.py) answers, before
+any expectation a test sets:
+
+- 415 ``Invalid content type`` to a non-GET request without ``Content-Type: application/json``
+  (argocd-server's CSRF protection, ``util/http`` ``CSRFMiddleware`` via ``server/server.go``);
+- 403 ``permission denied`` (gRPC code 7) to a request for an application no expectation serves:
+  Argo CD answers 403, not 404, for an application that does not exist, so as not to reveal it
+  (``server/application/application.go``, ``getAppEnforceRBAC``).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
 
 from trainops.argocd.commands import ConnectionOptions
 
@@ -121,3 +136,28 @@ def connection_options(url: str) -> ConnectionOptions:
     return ConnectionOptions(
         server=url.rstrip("/"), auth_token=TOKEN, request_timeout=2.0, retries=2, backoff=0.01, deadline=5.0
     )
+
+
+INVALID_CONTENT_TYPE = "Invalid content type"
+"""argocd-server's 415 body (text/plain) for a non-GET request that is not ``application/json``."""
+
+_APPLICATION_PATH = re.compile(r"^/api/v1/applications/[^/]+(/.*)?$")
+
+
+class FakeArgoCD(HTTPServer):
+    """pytest-httpserver with argocd-server's request handling (see the module docstring)."""
+
+    def dispatch(self, request: Request) -> Response:
+        """415 for a non-JSON non-GET request, then the test's expectations, then 403 for an
+        unserved application path."""
+        if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype != "application/json":
+            return Response(INVALID_CONTENT_TYPE + "\n", status=415, content_type="text/plain; charset=utf-8")
+        return super().dispatch(request)
+
+    def respond_nohandler(self, request: Request, extra_message: str = "") -> Response:
+        """403 ``permission denied`` for an application nobody serves; pytest-httpserver's 500 else."""
+        if _APPLICATION_PATH.match(request.path):
+            return Response(
+                json.dumps(error_body("permission denied", 7)), status=403, content_type="application/json"
+            )
+        return super().respond_nohandler(request, extra_message)

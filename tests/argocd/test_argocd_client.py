@@ -80,7 +80,7 @@ def _no_token_in_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
             fake.error_body("permission denied: applications, get, ml/train, sub: ci", 7),
             AuthError,
             "argocd: GET /api/v1/applications/train: 403 FORBIDDEN: permission denied: applications, get, ml/train, "
-            "sub: ci; the token lacks the RBAC permission",
+            "sub: ci; not found, or not permitted (Argo CD answers 403 for both)",
         ),
         (
             404,

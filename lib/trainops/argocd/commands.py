@@ -3,9 +3,13 @@
 Each command takes a frozen options dataclass and returns an exit code: 0 ok; 1 the application is
 not what was asked for (``wait``: Degraded, a failed sync operation, or not Healthy/Synced before
 the timeout); 2 usage, configuration, authentication or transport errors (no server or token, 401,
-403, 404, TLS verification, timeouts and 5xx after retries, invalid JSON). Reports go to stdout,
-one-line diagnostics to stderr. The token is read from the options or ``ARGOCD_AUTH_TOKEN`` and
-never printed.
+403, 404, TLS verification, timeouts and 5xx after retries, a redirect, the deadline, invalid or
+oversized JSON). Reports go to stdout, one-line diagnostics (each scheduled retry included) to
+stderr. The token is read from the options or ``ARGOCD_AUTH_TOKEN`` and never printed.
+
+``--deadline`` bounds the whole command (every request, retry, and slow body): ``status`` against a
+server that trickles its answer ends when it passes. ``wait`` is bounded by its ``--timeout`` as a
+whole and by ``--deadline`` per poll.
 
 Each options field carries its ``--help`` text in ``metadata["help"]`` (see :func:`option_help`),
 so the click layer declares each option once from it.
@@ -82,7 +86,11 @@ class ConnectionOptions:
         metadata=_help("Seconds before the first retry; doubles after each (max 8). Default: 0.5."),
     )
     deadline: float = field(
-        default=60.0, metadata=_help("Seconds one request may take with all its retries. Default: 60.")
+        default=60.0,
+        metadata=_help(
+            "Seconds the command may spend on Argo CD (requests, retries and slow answers); "
+            "for wait, each poll (--timeout bounds the whole). Default: 60."
+        ),
     )
     app_namespace: str = field(
         default="",
@@ -228,6 +236,19 @@ def client_config(options: ConnectionOptions, env: Mapping[str, str] | None = No
     )
 
 
+def _stderr_line(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _client(
+    options: ConnectionOptions, env: Mapping[str, str] | None, *, total: float | None = -1.0
+) -> ArgoCDClient:
+    """A client for ``options``: retries reported on stderr, all calls within ``total`` seconds
+    (default: the connection's ``deadline``; ``None``: each call within its own deadline)."""
+    config = client_config(options, env)
+    return ArgoCDClient(config, on_retry=_stderr_line, total=config.deadline if total == -1.0 else total)
+
+
 P = ParamSpec("P")
 
 
@@ -266,7 +287,7 @@ def _health_text(health: HealthStatus | None) -> tuple[str, str]:
 @_exit_on_error
 def run_apps(options: AppsOptions, env: Mapping[str, str] | None = None) -> int:
     """Print one line per application: name, project, sync status, health, revision (sorted by name)."""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         apps = client.list_applications(
             selector=options.selector,
             projects=options.projects,
@@ -290,7 +311,7 @@ def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> 
     0 whatever the health: use ``wait`` as a gate.
     """
     ns = options.connection.app_namespace
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         app = client.get_application(options.app, app_namespace=ns)
         tree = client.resource_tree(options.app, app_namespace=ns)
     print(_app_line(app))
@@ -332,7 +353,7 @@ def run_sync(options: SyncOptions, env: Mapping[str, str] | None = None) -> int:
         dry_run=options.dry_run,
         app_namespace=options.connection.app_namespace,
     )
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         app = client.sync(request)
     flags = [flag for flag, on in (("prune", options.prune), ("dry-run", options.dry_run)) if on]
     target = f" to {options.revision}" if options.revision else ""
@@ -366,7 +387,7 @@ def run_wait(
     ns = options.connection.app_namespace
     end = clock() + options.timeout
     last = ""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env, total=options.timeout or None) as client:
         while True:
             app = client.get_application(options.app, app_namespace=ns)
             line = _app_line(app)
@@ -407,7 +428,7 @@ def _runs(options: RunsOptions | PruneFinishedOptions, client: ArgoCDClient) -> 
 @_exit_on_error
 def run_runs(options: RunsOptions, env: Mapping[str, str] | None = None) -> int:
     """Print the application's run-once objects: base name, kind, object, current/superseded, phase, message."""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         runs = _runs(options, client)
     rows = [("RUN", "KIND", "NAMESPACE", "NAME", "STATE", "PHASE", "MESSAGE")]
     for run in runs:
@@ -438,11 +459,14 @@ def run_prune_finished(options: PruneFinishedOptions, env: Mapping[str, str] | N
     """
     ns = options.connection.app_namespace
     deleted = kept = 0
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         for run in _runs(options, client):
             if run.state != "superseded":
                 continue
             ident = f"{_gk(run.group, run.kind)} {run.namespace}/{run.name}"
+            if run.phase == "Deleting":
+                print(f"skipped {ident}: already being deleted")
+                continue
             if not run.prunable:
                 kept += 1
                 print(f"kept {ident}: superseded but {run.phase}")
