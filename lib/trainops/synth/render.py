@@ -24,7 +24,8 @@ from trainops.errors import UsageError
 from trainops.project import Project
 from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.normalise import file_name, normalise
-from trainops.user_code import app_error, apps_dir_of
+from trainops.user_code import app_error, apps_dir_of, user_output
+from trainops.yaml.load import one_line
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -90,14 +91,15 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         UsageError: two objects map to one file.
     """
     try:
-        manifests = None if _THROUGH_CDK8S else _recorded(app_def, cluster)
-        if manifests is None:
-            run_checks()  # forget checks of an earlier, failed build
-            _, chart = build_chart(app_def, cluster)
-            problems = run_checks()
-            if problems:
-                raise ValueError(problems[0])
-            manifests = list(chart.to_json())
+        with user_output():
+            manifests = None if _THROUGH_CDK8S else _recorded(app_def, cluster)
+            if manifests is None:
+                run_checks()  # forget checks of an earlier, failed build
+                _, chart = build_chart(app_def, cluster)
+                problems = run_checks()
+                if problems:
+                    raise ValueError(problems[0])
+                manifests = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
     except (KeyboardInterrupt, UsageError):
         raise
@@ -105,6 +107,7 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         raise app_error(exc, apps_dir_of(app_def), app=app_def.name, cluster=cluster.name) from exc
     objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
+        _require_identity(obj, app_def.name, cluster.name)
         name = file_name(obj)
         if name in objects:
             raise UsageError(
@@ -112,6 +115,25 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
             )
         objects[name] = obj
     return dict(sorted(objects.items()))
+
+
+def _require_identity(obj: Any, app: str, cluster: str) -> None:
+    """Refuse an object without a string ``kind`` or ``metadata.name`` (a JSON patch can remove
+    them; cdk8s then writes such an object as it is).
+
+    Raises:
+        UsageError: naming the app, cluster and the object's kind.
+    """
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if not isinstance(kind, str) or not kind:
+        raise UsageError(f"apps: app {app!r} on cluster {cluster!r}: an object has no kind")
+    if not isinstance(name, str) or not name:
+        raise UsageError(
+            f"apps: app {app!r} on cluster {cluster!r}: a {one_line(kind)} object has no metadata.name; "
+            "give it a name"
+        )
 
 
 def _recorded(app_def: AppDef, cluster: Cluster) -> list[dict[str, Any]] | None:
