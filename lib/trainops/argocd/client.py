@@ -552,8 +552,12 @@ class ArgoCDClient:
             )
         out = bytearray()
         received = 0
+        if response.is_stream_consumed:  # an in-memory transport read it already (and decoded it)
+            decoder, chunks = None, iter([response.content])
+        else:
+            chunks = response.iter_raw()
         try:
-            for chunk in response.iter_raw():
+            for chunk in chunks:
                 if watchdog.fired or self._clock() >= end:
                     raise _DeadlinePassed
                 received += len(chunk)

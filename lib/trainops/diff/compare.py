@@ -114,17 +114,17 @@ class Snapshot:
     @property
     def name(self) -> str:
         """``metadata.name``."""
-        return str((self.obj.get("metadata") or {}).get("name", ""))
+        return str(_dict(self.obj.get("metadata")).get("name", ""))
 
     @property
     def spec_hash(self) -> str:
         """The ``trainops.dev/spec-hash`` annotation (``""`` when absent)."""
-        return str(((self.obj.get("metadata") or {}).get("annotations") or {}).get(SPEC_HASH_ANNOTATION, ""))
+        return str(_dict(_dict(self.obj.get("metadata")).get("annotations")).get(SPEC_HASH_ANNOTATION, ""))
 
     def identity(self, cluster: str | None = None) -> Identity:
         """This object's identity (in ``cluster`` instead of its own, when given)."""
-        meta = self.obj.get("metadata") or {}
-        base = (meta.get("labels") or {}).get(RUN_OF_LABEL) or run_of(self.obj) or self.name
+        meta = _dict(self.obj.get("metadata"))
+        base = _dict(meta.get("labels")).get(RUN_OF_LABEL) or run_of(self.obj) or self.name
         return Identity(
             cluster if cluster is not None else self.cluster,
             group_of(str(self.obj.get("apiVersion", ""))),
@@ -228,7 +228,12 @@ def parse_tree(
                 unparsed[path] = f"not YAML trainops diff can read{where}; not compared"
             continue
         for doc in documents:
-            if isinstance(doc, dict) and "kind" in doc and "apiVersion" in doc:
+            if (
+                isinstance(doc, dict)
+                and isinstance(doc.get("kind"), str)
+                and isinstance(doc.get("apiVersion"), str)
+                and isinstance(doc.get("metadata", {}), dict)
+            ):
                 snapshot = Snapshot(path, cluster, app, doc, texts[path])
                 out.setdefault(snapshot.identity(), snapshot)
     return out
@@ -344,8 +349,10 @@ def render_path(parts: Iterable[str | int]) -> str:
     """``$.spec.containers[name=main].image`` from path parts; odd keys are quoted."""
     out = "$"
     for part in parts:
-        if isinstance(part, int) or part.startswith("name="):
+        if isinstance(part, int) or (isinstance(part, str) and part.startswith("name=")):
             out += f"[{part}]"
+        elif not isinstance(part, str):  # a YAML key that is not a string (null, a float...)
+            out += f"[{part!r}]"
         elif _PLAIN_KEY.fullmatch(part):
             out += f".{part}"
         else:
@@ -379,6 +386,11 @@ def _named(items: list[Any]) -> dict[str, Any] | None:
         return None
     named = {i["name"]: i for i in items}
     return named if len(named) == len(items) else None
+
+
+def _dict(value: Any) -> dict[Any, Any]:
+    """``value`` when it is a mapping, else ``{}`` (a hand-written file may hold anything)."""
+    return value if isinstance(value, dict) else {}
 
 
 REDACTED = "(redacted)"

@@ -56,7 +56,7 @@ def value_text(value: Any, present: bool = True) -> str:
     """A field value on one line: JSON, shortened; ``(absent)`` when the field is not there."""
     if not present:
         return "(absent)"
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(_plain(value), sort_keys=True, ensure_ascii=False, default=str)
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
 
 
@@ -152,8 +152,8 @@ def render_json(diff: TreeDiff) -> str:
                 "fields": [
                     {
                         "path": f.path,
-                        **({"old": f.old} if f.old_present else {}),
-                        **({"new": f.new} if f.new_present else {}),
+                        **({"old": _plain(f.old)} if f.old_present else {}),
+                        **({"new": _plain(f.new)} if f.new_present else {}),
                     }
                     for f in c.fields
                 ],
@@ -172,6 +172,16 @@ DIFF_FORMATS: dict[str, Callable[[TreeDiff], str]] = {
     "markdown": render_markdown,
     "json": render_json,
 }
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every mapping key a string (YAML allows null, numbers and booleans as keys,
+    which JSON with sorted keys cannot hold)."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(k, default=str): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _by_app(diff: TreeDiff) -> dict[tuple[str, str], list[Change]]:
