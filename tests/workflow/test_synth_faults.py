@@ -118,9 +118,7 @@ def test_object_without_a_name_is_a_usage_error(cli: Any, repo: Path) -> None:
     )
     run = cli("synth")
     assert run.code == 2
-    assert run.err == (
-        "trainops: apps: app 'web' on cluster 'lab': a Deployment object has no metadata.name; give it a name\n"
-    )
+    assert run.err == ("trainops: apps: app 'web' on cluster 'lab': Deployment without a metadata.name\n")
 
 
 def test_app_output_goes_to_stderr(cli: Any, repo: Path) -> None:

@@ -12,7 +12,7 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, UsageError
-from trainops.project import load_project
+from trainops.project import check_cluster_option, load_project
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
@@ -60,10 +60,13 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     ``--check`` writes nothing and takes no lock, so it runs in a read-only checkout.
 
     Raises:
-        UsageError: another synth holds the lock, or the lock file cannot be created; see
-            :func:`synth_locked`.
+        UsageError: ``cluster`` is not a cluster of ``apps/clusters.py`` (checked before anything
+            under ``out`` is touched: ``--cluster ..`` must not name a directory); another synth
+            holds the lock, or the lock file cannot be created; see :func:`synth_locked`.
     """
-    if opts.check:
+    if opts.cluster is not None:
+        check_cluster_option(opts.cluster, root or Path.cwd())
+    if opts.check:  # writes nothing: no lock, so it runs in a read-only checkout
         return synth_locked(opts, root)
     with output_lock(opts.out):
         return synth_locked(opts, root)
@@ -167,10 +170,12 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     "--validate/--no-validate", default=True, show_default=True, help="Validate the output before writing it."
 )
 @options.cache_dir
+@options.schema_source
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when OUT differs from a fresh synth.")
 @click.option("--changed", is_flag=True, help="Render only apps whose sources changed since --base.")
 @click.option("--base", help="Revision for --changed. Default: the merge base with the default branch.")
 @click.option("--verbose", "-v", is_flag=True, help="Per-app timings on stderr.")
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
-    sys.exit(run_synth(SynthOptions(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_synth(SynthOptions(**kwargs)))

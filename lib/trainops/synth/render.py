@@ -25,7 +25,6 @@ from trainops.project import Project
 from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.normalise import file_name, normalise
 from trainops.user_code import app_error, apps_dir_of, user_output
-from trainops.yaml.load import one_line
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -88,7 +87,8 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         AppError: the app's code raised (a construct's ``ValueError`` for a bad prop, a failed
             cross-construct check (:func:`~trainops.constructs._core.base.add_check`), or any other
             exception), named by app, cluster and the file and line in ``apps/`` where known.
-        UsageError: two objects map to one file.
+        UsageError: two objects map to one file; an object's kind or name cannot be a file name
+            (:func:`~trainops.synth.normalise.file_name`).
     """
     try:
         with user_output():
@@ -107,33 +107,16 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         raise app_error(exc, apps_dir_of(app_def), app=app_def.name, cluster=cluster.name) from exc
     objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
-        _require_identity(obj, app_def.name, cluster.name)
-        name = file_name(obj)
+        try:
+            name = file_name(obj)
+        except ValueError as exc:
+            raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from None
         if name in objects:
             raise UsageError(
                 f"apps: app {app_def.name!r} on cluster {cluster.name!r}: two objects would be written to {name}"
             )
         objects[name] = obj
     return dict(sorted(objects.items()))
-
-
-def _require_identity(obj: Any, app: str, cluster: str) -> None:
-    """Refuse an object without a string ``kind`` or ``metadata.name`` (a JSON patch can remove
-    them; cdk8s then writes such an object as it is).
-
-    Raises:
-        UsageError: naming the app, cluster and the object's kind.
-    """
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    name = metadata.get("name") if isinstance(metadata, dict) else None
-    if not isinstance(kind, str) or not kind:
-        raise UsageError(f"apps: app {app!r} on cluster {cluster!r}: an object has no kind")
-    if not isinstance(name, str) or not name:
-        raise UsageError(
-            f"apps: app {app!r} on cluster {cluster!r}: a {one_line(kind)} object has no metadata.name; "
-            "give it a name"
-        )
 
 
 def _recorded(app_def: AppDef, cluster: Cluster) -> list[dict[str, Any]] | None:
