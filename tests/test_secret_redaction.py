@@ -31,6 +31,14 @@ def test_no_secret_in_any_format(cli: Any, command: tuple[str, ...], fmt: str) -
     assert "int64 range at object.spec.template.spec.terminationGracePeriodSeconds" in run.out
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github"])
+def test_secret_number_echoed_by_a_type_error_is_redacted(cli: Any, fmt: str) -> None:
+    run = cli("validate", "--policy", "--format", fmt, str(CORPUS / "secret_number_type_error.yaml"))
+    assert run.code == 1, run.err
+    assert "12345678901234" not in run.out + run.err
+    assert "got integer ***" in run.out
+
+
 def test_cel_conversion_error_names_the_field_not_the_data() -> None:
     raw = (
         "INVALID_ARGUMENT: Integer value '1000000000000000000000000000000' out of range for "

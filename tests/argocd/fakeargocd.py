@@ -4,7 +4,7 @@ handles requests as argocd-server v3.5.1 does.
 Bodies follow the swagger definitions v1alpha1Application, v1alpha1ApplicationList,
 v1alpha1ApplicationTree (ResourceNode = ResourceRef + health) and runtimeError of Argo CD v3.5.1.
 
-:class:`FakeArgoCD` (the ``httpserver`` fixture of tests/argocd, see conftest.py) answers, before
+:class:`FakeArgoCD` (the ``httpserver`` fixture of the tests, see tests/conftest.py) answers, before
 any expectation a test sets:
 
 - 415 ``Invalid content type`` to a non-GET request without ``Content-Type: application/json``
