@@ -312,6 +312,8 @@ class ArgoCDClient:
             Default: none (retries are silent).
         total: seconds all calls of this client may take together (each still bounded by
             ``config.deadline``). Default: ``None`` (no bound beyond each call's).
+        total_label: how a deadline error names ``total``, e.g. ``"--timeout 5 s"``. Default:
+            ``"<total> s for the whole command"``.
         clock: monotonic time source in seconds. Default: ``time.monotonic``.
 
     Raises:
@@ -325,6 +327,7 @@ class ArgoCDClient:
         transport: httpx.BaseTransport | None = None,
         on_retry: Callable[[str], None] | None = None,
         total: float | None = None,
+        total_label: str = "",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         secrets = {config.token, config.token.strip(), *_url_secrets(config.server)}
@@ -339,6 +342,7 @@ class ArgoCDClient:
         self._on_retry = on_retry
         self._clock = clock
         self._end = None if total is None else clock() + total
+        self._total_label = total_label or (f"{total:g} s for the whole command" if total is not None else "")
         verify: ssl.SSLContext | bool = not config.insecure
         if config.ca_file is not None and not config.insecure:
             try:
@@ -448,8 +452,9 @@ class ArgoCDClient:
         config = self._config
         start = self._clock()
         end = start + config.deadline
-        if self._end is not None:
-            end = min(end, self._end)
+        limit = f"--deadline {config.deadline:g} s"
+        if self._end is not None and self._end < end:
+            end, limit = self._end, self._total_label
         budget = end - start
         try:
             for attempt in stamina.retry_context(
@@ -461,15 +466,14 @@ class ArgoCDClient:
                 wait_jitter=config.backoff / 2,
             ):
                 with attempt:
-                    return self._once(endpoint, where, url, query, body, end)
+                    return self._once(endpoint, where, url, query, body, end, limit)
         except _Retryable as exc:
             raise exc.error from None
         raise TransportError(f"{where}: no attempt was made")  # pragma: no cover - attempts >= 1
 
-    def _deadline_error(self, where: str) -> TransportError:
+    def _deadline_error(self, where: str, limit: str) -> TransportError:
         return TransportError(
-            f"{where}: no complete answer from {display_server(self._base)} before the deadline "
-            f"(--deadline {self._config.deadline:g} s, or the command's own time limit)"
+            f"{where}: no complete answer from {display_server(self._base)} before the deadline ({limit})"
         )
 
     def _once(
@@ -480,10 +484,11 @@ class ArgoCDClient:
         query: Mapping[str, str | list[str]] | None,
         body: dict[str, Any] | None,
         end: float,
+        limit: str,
     ) -> Any:
         remaining = end - self._clock()
         if remaining <= 0:
-            raise self._deadline_error(where)
+            raise self._deadline_error(where, limit)
         per_operation = min(self._config.timeout, remaining) if self._config.timeout > 0 else remaining
         headers = {"Content-Type": "application/json"} if endpoint.method != "GET" else {}
         content = json.dumps(body).encode() if body is not None else None
@@ -515,10 +520,10 @@ class ArgoCDClient:
                     response.close()
         except httpx.HTTPError as exc:
             if watchdog.fired or self._clock() >= end:
-                raise self._deadline_error(where) from None
+                raise self._deadline_error(where, limit) from None
             raise self._transport_error(endpoint, where, exc) from None
         except _DeadlinePassed:
-            raise self._deadline_error(where) from None
+            raise self._deadline_error(where, limit) from None
         except _TooLarge:
             raise InvalidResponseError(
                 f"{where}: the {status} response is larger than {self._config.max_response_bytes} bytes; "

@@ -241,12 +241,18 @@ def _stderr_line(line: str) -> None:
 
 
 def _client(
-    options: ConnectionOptions, env: Mapping[str, str] | None, *, total: float | None = -1.0
+    options: ConnectionOptions, env: Mapping[str, str] | None, *, timeout: float | None = None
 ) -> ArgoCDClient:
-    """A client for ``options``: retries reported on stderr, all calls within ``total`` seconds
-    (default: the connection's ``deadline``; ``None``: each call within its own deadline)."""
+    """A client for ``options``: retries reported on stderr; all calls within ``--deadline``, or
+    within ``timeout`` seconds (``wait --timeout``; each call still within ``--deadline``)."""
     config = client_config(options, env)
-    return ArgoCDClient(config, on_retry=_stderr_line, total=config.deadline if total == -1.0 else total)
+    if timeout is not None:
+        return ArgoCDClient(
+            config, on_retry=_stderr_line, total=timeout, total_label=f"--timeout {timeout:g} s"
+        )
+    return ArgoCDClient(
+        config, on_retry=_stderr_line, total=config.deadline, total_label=f"--deadline {config.deadline:g} s"
+    )
 
 
 P = ParamSpec("P")
@@ -387,7 +393,7 @@ def run_wait(
     ns = options.connection.app_namespace
     end = clock() + options.timeout
     last = ""
-    with _client(options.connection, env, total=options.timeout or None) as client:
+    with _client(options.connection, env, timeout=options.timeout or None) as client:
         while True:
             app = client.get_application(options.app, app_namespace=ns)
             line = _app_line(app)
