@@ -457,3 +457,21 @@ def test_every_failure_is_an_argocd_error(httpserver: HTTPServer, connection: Co
         client.sync(SyncRequest(name="train"))
     assert type(info.value) is TransportError
     assert str(info.value).endswith("; the server refused the request's Content-Type")
+
+
+def test_server_text_is_printed_on_one_line(
+    httpserver: HTTPServer, connection: ConnectionOptions, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A health message with a line break or a terminal escape stays one escaped line."""
+    app = fake.application(health="Degraded", health_message="line one\nline two \x1b[2J")
+    httpserver.expect_request(APP).respond_with_json(app)
+    httpserver.expect_request(TREE).respond_with_json(
+        {"nodes": [fake.node("Job", "prep-data-123abc", "Degraded", "a\rb", group="batch")]}
+    )
+    assert commands.run_status(StatusOptions(app="train", connection=connection), NO_ENV) == 0
+    out, _ = _streams(capsys)
+    assert "\x1b" not in out and "\r" not in out
+    assert out.splitlines()[0] == (
+        "train: sync Synced, health Degraded (line one\\nline two \\x1b[2J), "
+        "revision 4b1c0d2e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
+    )

@@ -33,6 +33,7 @@ from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_value
 from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
+from trainops.yaml.load import one_line
 
 SERVER_ENV = "ARGOCD_SERVER"
 """Environment variable with the server, as the argocd CLI reads it."""
@@ -273,6 +274,7 @@ def _exit_on_error(command: Callable[P, int]) -> Callable[P, int]:
 
 
 def _table(rows: Sequence[Sequence[str]]) -> str:
+    rows = [[one_line(cell) for cell in row] for row in rows]  # server text: one line, no escapes
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
@@ -336,6 +338,11 @@ def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> 
 
 
 def _app_line(app: Application) -> str:
+    """One line: the application's sync, health, revision and operation (server text escaped)."""
+    return one_line(_app_text(app))
+
+
+def _app_text(app: Application) -> str:
     line = f"{app.name}: sync {app.sync.status or '-'}, health {app.health.status or '-'}"
     if app.health.message:
         line += f" ({app.health.message})"
