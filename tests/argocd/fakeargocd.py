@@ -9,6 +9,8 @@ any expectation a test sets:
 
 - 415 ``Invalid content type`` to a non-GET request without ``Content-Type: application/json``
   (argocd-server's CSRF protection, ``util/http`` ``CSRFMiddleware`` via ``server/server.go``);
+- with ``redirect_https`` set, 307 to ``https://<Host><path>?<query>`` for every request, as the
+  plain-HTTP listener of an argocd-server with TLS does (``server/server.go``, ``newRedirectServer``);
 - 403 ``permission denied`` (gRPC code 7) to a request for an application no expectation serves:
   Argo CD answers 403, not 404, for an application that does not exist, so as not to reveal it
   (``server/application/application.go``, ``getAppEnforceRBAC``).
@@ -147,9 +149,17 @@ _APPLICATION_PATH = re.compile(r"^/api/v1/applications/[^/]+(/.*)?$")
 class FakeArgoCD(HTTPServer):
     """pytest-httpserver with argocd-server's request handling (see the module docstring)."""
 
+    redirect_https = False
+    """Answer every request with argocd-server's redirect to HTTPS (reset it after the test)."""
+
     def dispatch(self, request: Request) -> Response:
-        """415 for a non-JSON non-GET request, then the test's expectations, then 403 for an
-        unserved application path."""
+        """A redirect to HTTPS when asked, 415 for a non-JSON non-GET request, then the test's
+        expectations, then 403 for an unserved application path."""
+        if self.redirect_https:
+            query = f"?{request.query_string.decode()}" if request.query_string else ""
+            return Response(
+                "", status=307, headers={"Location": f"https://{request.host}{request.path}{query}"}
+            )
         if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype != "application/json":
             return Response(INVALID_CONTENT_TYPE + "\n", status=415, content_type="text/plain; charset=utf-8")
         return super().dispatch(request)

@@ -475,3 +475,25 @@ def test_server_text_is_printed_on_one_line(
         "train: sync Synced, health Degraded (line one\\nline two \\x1b[2J), "
         "revision 4b1c0d2e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
     )
+
+
+@pytest.fixture
+def https_only(httpserver: HTTPServer) -> Iterator[HTTPServer]:
+    """The fake as the plain-HTTP port of an argocd-server with TLS: 307 to https:// for everything."""
+    httpserver.redirect_https = True  # type: ignore[attr-defined]
+    yield httpserver
+    httpserver.redirect_https = False  # type: ignore[attr-defined]
+
+
+def test_http_port_of_a_tls_server_is_a_clear_error(
+    https_only: HTTPServer, connection: ConnectionOptions, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert commands.run_sync(SyncOptions(app="train", connection=connection), NO_ENV) == 2
+    out, err = _streams(capsys)
+    assert out == ""
+    assert err == (
+        "argocd: POST /api/v1/applications/train/sync: 307 TEMPORARY REDIRECT: the server redirects to "
+        f"'https://127.0.0.1:{https_only.port}/api/v1/applications/train/sync', which trainops does not follow; "
+        "pass the URL Argo CD serves its API at as --server (https:// rather than http://?)\n"
+    )
+    assert [req.method for req, _ in https_only.log] == ["POST"]
