@@ -186,7 +186,7 @@ def test_total_deadline_bounds_retries(httpserver: HTTPServer, connection: Conne
         server=connection.server, auth_token=TOKEN, retries=50, backoff=0.05, deadline=0.3
     )
     started = time.monotonic()
-    assert type(_fail(commands.client_config(options, {}))) is TransportError
+    assert isinstance(_fail(commands.client_config(options, {})), TransportError)  # or DeadlineError
     assert time.monotonic() - started < 1.5
     assert len(httpserver.log) < 50
 

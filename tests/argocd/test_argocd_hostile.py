@@ -21,7 +21,7 @@ import httpx
 import pytest
 from fakeargocd import TOKEN
 from pytest_httpserver import HTTPServer
-from werkzeug import Response
+from werkzeug import Request, Response
 
 from trainops.argocd import commands
 from trainops.argocd.client import ArgoCDClient, ClientConfig
@@ -497,3 +497,26 @@ def test_http_port_of_a_tls_server_is_a_clear_error(
         "pass the URL Argo CD serves its API at as --server (https:// rather than http://?)\n"
     )
     assert [req.method for req, _ in https_only.log] == ["POST"]
+
+
+def test_wait_timeout_during_a_slow_poll_is_a_timeout(
+    httpserver: HTTPServer, connection: ConnectionOptions, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A poll still unanswered when --timeout passes ends the wait as a timeout (exit 1), not as a
+    transport error: the application was seen, and it was not Healthy in time."""
+    answered: list[int] = []
+
+    def progressing_then_slow(request: Request) -> Response:
+        if answered:
+            time.sleep(2.5)
+        answered.append(1)
+        return Response(json.dumps(fake.application(health="Progressing")), content_type="application/json")
+
+    httpserver.expect_request(APP).respond_with_handler(progressing_then_slow)
+    options = WaitOptions(app="train", connection=connection, timeout=1.0, interval=0.2)
+    started = time.monotonic()
+    assert commands.run_wait(options, NO_ENV) == 1
+    assert time.monotonic() - started < 1.9
+    out, err = _streams(capsys)
+    assert out.startswith("train: sync Synced, health Progressing")
+    assert err.splitlines()[-1] == "argocd: train not Healthy and Synced after 1 s"

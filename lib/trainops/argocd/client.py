@@ -55,6 +55,7 @@ from trainops.argocd.errors import (
     ArgoCDError,
     AuthError,
     ConfigError,
+    DeadlineError,
     InvalidResponseError,
     NotFoundError,
     TLSError,
@@ -471,8 +472,8 @@ class ArgoCDClient:
             raise exc.error from None
         raise TransportError(f"{where}: no attempt was made")  # pragma: no cover - attempts >= 1
 
-    def _deadline_error(self, where: str, limit: str) -> TransportError:
-        return TransportError(
+    def _deadline_error(self, where: str, limit: str) -> DeadlineError:
+        return DeadlineError(
             f"{where}: no complete answer from {display_server(self._base)} before the deadline ({limit})"
         )
 

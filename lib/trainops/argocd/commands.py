@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, ParamSpec
 
 from trainops.argocd.client import ArgoCDClient, ClientConfig
-from trainops.argocd.errors import ArgoCDError, ConfigError
+from trainops.argocd.errors import ArgoCDError, ConfigError, DeadlineError
 from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_values
 from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
@@ -387,7 +387,9 @@ def run_wait(
 
     Without ``health`` or ``sync`` both are awaited (as ``argocd app wait``). Returns 1 at once when
     health is Degraded (with ``health``) or the sync operation Failed/Errored (with ``sync``), and
-    when the timeout passes; state changes are printed on stderr, the final state on stdout.
+    when the timeout passes (a poll still unanswered when it passes included); state changes are
+    printed on stderr, the final state on stdout. Every poll ends by the timeout: a server that
+    never answers is a transport error (2) once it passes.
 
     Args:
         options: see :class:`WaitOptions`. env: environment for server and token.
@@ -402,7 +404,20 @@ def run_wait(
     last = ""
     with _client(options.connection, env, timeout=options.timeout or None) as client:
         while True:
-            app = client.get_application(options.app, app_namespace=ns)
+            try:
+                app = client.get_application(options.app, app_namespace=ns)
+            except DeadlineError:
+                if not last:  # the server never answered: a transport error (exit 2)
+                    raise
+                # the last poll ran into --timeout: the application is still not what was asked for
+                app = None
+            if app is None:
+                print(last)
+                print(
+                    f"argocd: {options.app} not {_wanted(want_health, want_sync)} after {options.timeout:g} s",
+                    file=sys.stderr,
+                )
+                return EXIT_FINDINGS
             line = _app_line(app)
             if line != last:
                 print(line, file=sys.stderr)
@@ -425,10 +440,16 @@ def run_wait(
             remaining = end - clock()
             if remaining <= 0:
                 print(line)
-                wanted = " and ".join(w for w, on in (("Healthy", want_health), ("Synced", want_sync)) if on)
-                print(f"argocd: {options.app} not {wanted} after {options.timeout:g} s", file=sys.stderr)
+                print(
+                    f"argocd: {options.app} not {_wanted(want_health, want_sync)} after {options.timeout:g} s",
+                    file=sys.stderr,
+                )
                 return EXIT_FINDINGS
             sleep(min(options.interval, remaining))
+
+
+def _wanted(health: bool, sync: bool) -> str:
+    return " and ".join(w for w, on in (("Healthy", health), ("Synced", sync)) if on)
 
 
 def _runs(options: RunsOptions | PruneFinishedOptions, client: ArgoCDClient) -> tuple[Run, ...]:

@@ -42,3 +42,8 @@ class TransportError(ArgoCDError):
 
 class InvalidResponseError(ArgoCDError):
     """The server answered with something that is not the JSON the swagger promises."""
+
+
+class DeadlineError(TransportError):
+    """The call's deadline (``--deadline``, or the command's own limit such as ``wait --timeout``)
+    passed before a complete answer arrived."""
