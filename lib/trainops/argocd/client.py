@@ -457,6 +457,7 @@ class ArgoCDClient:
         if self._end is not None and self._end < end:
             end, limit = self._end, self._total_label
         budget = end - start
+        last: list[ArgoCDError] = []  # the failures retried so far
         try:
             for attempt in stamina.retry_context(
                 on=_Retryable,
@@ -467,7 +468,13 @@ class ArgoCDClient:
                 wait_jitter=config.backoff / 2,
             ):
                 with attempt:
-                    return self._once(endpoint, where, url, query, body, end, limit)
+                    if last and self._clock() >= end:  # the wait before this retry used the time up
+                        raise last[-1]
+                    try:
+                        return self._once(endpoint, where, url, query, body, end, limit)
+                    except _Retryable as exc:
+                        last.append(exc.error)
+                        raise
         except _Retryable as exc:
             raise exc.error from None
         raise TransportError(f"{where}: no attempt was made")  # pragma: no cover - attempts >= 1
