@@ -192,3 +192,15 @@ def test_unreadable_file_does_not_hide_other_changes(cli: Any, repo: Path) -> No
     assert run.code == 1
     assert run.out.splitlines()[0] == "generated/ HEAD → working tree: 1 changed, 1 file not compared"
     assert os.path.exists(repo / "generated" / "lab" / "web" / "model.bin")
+
+
+def test_generated_root_as_a_symlink_is_not_followed(cli: Any, repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (repo / "generated").rename(elsewhere)
+    (repo / "generated").symlink_to(elsewhere)
+    skipped = _skipped(cli)
+    assert {
+        "path": "generated",
+        "side": "head",
+        "reason": "a symbolic link (synth writes none); not followed",
+    } in skipped

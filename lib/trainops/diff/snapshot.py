@@ -197,7 +197,11 @@ def working_tree(root: Path, prefix: str) -> Tree:
     linked directories, and a linked file is not opened); sizes are checked before reading."""
     base = root / prefix
     tree = Tree()
-    if not base.is_dir() or base.is_symlink():
+    if base.is_symlink():
+        target = os.fsencode(os.readlink(base))
+        tree.unread[prefix] = Unread("a symbolic link (synth writes none); not followed", blob_id(target))
+        return tree
+    if not base.is_dir():
         return tree
     for directory, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
