@@ -537,7 +537,7 @@ class ArgoCDClient:
                 f"{where}: the {status} response is larger than {self._config.max_response_bytes} bytes; "
                 "refused"
             ) from None
-        if status >= 400:
+        if not 200 <= status < 300:  # only a 2xx answer is a success
             error = self._http_error(where, response, raw)
             if status >= 500 and endpoint.idempotent:
                 raise _Retryable(error, self._on_retry)
