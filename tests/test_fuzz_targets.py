@@ -16,6 +16,10 @@ import fuzz_diff
 CM = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
 
 
+def test_diff_target_has_seeds() -> None:
+    assert len(fuzz_diff.seeds()) >= 20
+
+
 @pytest.mark.parametrize("data", fuzz_diff.seeds()[:6], ids=lambda d: str(len(d)))
 def test_diff_target_accepts_its_seeds(data: bytes) -> None:
     fuzz_diff.test_one_input(data)
