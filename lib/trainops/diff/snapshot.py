@@ -198,8 +198,8 @@ def working_tree(root: Path, prefix: str) -> Tree:
     base = root / prefix
     tree = Tree()
     if base.is_symlink():
-        target = os.fsencode(os.readlink(base))
-        tree.unread[prefix] = Unread("a symbolic link (synth writes none); not followed", blob_id(target))
+        link = os.fsencode(os.readlink(base))
+        tree.unread[prefix] = Unread("a symbolic link (synth writes none); not followed", blob_id(link))
         return tree
     if not base.is_dir():
         return tree
