@@ -16,7 +16,7 @@ from trainops.constructs._core.props import plain
 from trainops.errors import UsageError
 from trainops.project import Project
 from trainops.synth.normalise import file_name, normalise
-from trainops.user_code import app_error, apps_dir_of
+from trainops.user_code import app_error, apps_dir_of, user_output
 from trainops.yaml.dump import dump_document
 
 
@@ -65,12 +65,13 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
             (:func:`~trainops.synth.normalise.file_name`).
     """
     try:
-        run_checks()  # forget checks of an earlier, failed build
-        _, chart = build_chart(app_def, cluster)
-        problems = run_checks()
-        if problems:
-            raise ValueError(problems[0])
-        manifests = list(chart.to_json())
+        with user_output():
+            run_checks()  # forget checks of an earlier, failed build
+            _, chart = build_chart(app_def, cluster)
+            problems = run_checks()
+            if problems:
+                raise ValueError(problems[0])
+            manifests = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
     except (KeyboardInterrupt, UsageError):
         raise

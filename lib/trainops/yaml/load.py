@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from trainops import _accel as accel
+from trainops.credentials import document_secrets, redact
 from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
@@ -160,6 +161,12 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def _secrets_of(document: Document, data: Any) -> tuple[str, ...]:
+    """The document's literal credentials (:func:`~trainops.credentials.document_secrets`), which no
+    message may quote."""
+    return document_secrets(data)
+
+
 def locate_issues(
     document: Document,
     issues: Sequence[Issue],
@@ -194,13 +201,14 @@ def locate_issues(
     namespace = one_line(namespace) if isinstance(namespace, str) else None
     name = one_line(name) if isinstance(name, str) else None
     findings = []
+    secrets = _secrets_of(document, data)
     for issue in unique:
         line, column = document.locate(issue.parts)
         findings.append(
             Finding(
                 rule=issue.rule,
                 level=issue.level,
-                message=one_line(issue.message),
+                message=redact(one_line(issue.message), secrets),
                 file=file,
                 line=line,
                 column=column,
@@ -710,7 +718,7 @@ class _Builder:
                     f"unquoted {text} is the boolean {str(value).lower()} for the API server (YAML 1.1) "
                     f"but a string for YAML 1.2 tools; write {str(value).lower()} or quote it"
                 )
-        elif isinstance(value, str):  # sexagesimal int/float kept as a string
+        elif isinstance(value, str) and _SEXAGESIMAL.search(text):  # base-60 int/float kept as a string
             message = f"unquoted {text} is a base-60 number for YAML 1.1 tools but a string for the API server; quote it"
         elif _LEGACY_OCTAL.match(text):
             message = (
@@ -842,6 +850,10 @@ def _key(node: yaml.Node) -> str:
     return json_path(())  # complex keys cannot be JSON keys; "$" never matches a real field
 
 
+#: The integers go-yaml resolves a hex or binary scalar to: int64, else uint64.
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
     tag = node.tag
     value: str = node.value
@@ -853,10 +865,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
         text = value.replace("_", "")
         sign = -1 if text.startswith("-") else 1
         text = text.lstrip("+-")
-        if text.startswith("0x"):
-            return sign * int(text[2:], 16)
-        if text.startswith("0b"):
-            return sign * int(text[2:], 2)
+        if text.startswith(("0x", "0b")):
+            number = sign * int(text[2:], 16 if text[1] == "x" else 2)
+            # go-yaml (resolve.go) tries int64, then uint64; a larger hex or binary number matches no
+            # float either and stays the plain string
+            return number if _INT64_MIN <= number <= _UINT64_MAX else value
         if len(text) > 1 and text.startswith("0"):
             return sign * int(text, 8)
         try:
