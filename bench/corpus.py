@@ -29,7 +29,7 @@ from typing import Any, Literal
 from bench.emit import Pairs, Parts, emit
 from bench.mutate import Category, break_document
 from bench.objects import CORE_KINDS, CRD_KINDS, Builder, new_ctx
-from trainops.findings import json_path
+from trainops.core.findings import json_path
 
 #: Bump when the generator's output changes, so existing corpora are rebuilt.
 GENERATOR_VERSION = 3

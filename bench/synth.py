@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 CLUSTERS = """
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 
 CLUSTERS = (
     Cluster(

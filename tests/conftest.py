@@ -98,7 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def test_cluster() -> object:
     """A GPU cluster with the operators the constructs need (independent of apps/clusters.py)."""
-    from trainops.cluster import Cluster, Taint
+    from trainops.core.cluster import Cluster, Taint
 
     return Cluster(
         name="test",
@@ -113,7 +113,7 @@ def test_cluster() -> object:
 @pytest.fixture
 def chart() -> object:
     """A new cdk8s Chart (namespace ``ml-test``) in a new App; node starts once per session."""
-    from trainops.nodeenv import configure_node
+    from trainops.core.nodeenv import configure_node
 
     configure_node()
     from cdk8s import App, Chart

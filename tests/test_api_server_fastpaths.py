@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainops.findings import Issue
+from trainops.core.findings import Issue
 from trainops.validate.checks import api_server as a
 
 EXAMPLES = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
@@ -168,7 +168,7 @@ def test_env_name_test_is_the_regular_expression(name: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(max_size=16) | st.sampled_from(["DB_PASSWORD", "api_key", "NCCL_DEBUG", "token"])))
 def test_secret_like_with_its_name_cache_is_the_search(names: list[str]) -> None:
-    from trainops.credentials import _SECRET_NAME, secret_like
+    from trainops.core.credentials import _SECRET_NAME, secret_like
 
     for name in [*names, *names]:  # the second time from the cache
         assert secret_like(name) == (_SECRET_NAME.search(name) is not None)

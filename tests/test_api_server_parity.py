@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import EXAMPLES, needs_shared
-from trainops.findings import Finding
+from trainops.core.findings import Finding
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.engine import ValidateOptions, validate_document
 from trainops.yaml.load import load_file, load_text

@@ -1,5 +1,5 @@
 """CRD ``x-kubernetes-validations`` (CEL) rules: the upstream corpus, real examples, Kubernetes
-semantics and the Kubernetes CEL library (``trainops.validate.cel`` and ``cel_k8s``)."""
+semantics and the Kubernetes CEL library (``trainops.cel.crd_rules`` and ``trainops.cel.k8s``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.validate.cel import (
+from trainops.cel.crd_rules import (
     TRANSITION_REASON,
     CelValidator,
     CelViolation,

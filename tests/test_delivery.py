@@ -11,9 +11,9 @@ import yaml
 
 from conftest import SAMPLE
 from trainops.app import AppDef
-from trainops.cluster import Cluster
-from trainops.errors import UsageError
-from trainops.kinds import CLUSTER_SCOPED, group_kind
+from trainops.core.cluster import Cluster
+from trainops.core.errors import UsageError
+from trainops.core.kinds import CLUSTER_SCOPED, group_kind
 from trainops.project import Project, load_project
 from trainops.synth import render_project
 from trainops.synth.delivery import controller_owned, kubeflow_defaulted, run_once_files, split_app
@@ -186,7 +186,7 @@ def test_upstream_hpa_example_ignores_its_target_replicas() -> None:
 
 @pytest.mark.parametrize("kind", ["PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob"])
 def test_kubeflow_defaults_name_the_kind_replica_field(kind: str) -> None:
-    from trainops.kinds import REPLICA_SPECS_FIELD
+    from trainops.core.kinds import REPLICA_SPECS_FIELD
 
     paths = kubeflow_defaulted(kind)
     assert ".spec.runPolicy.cleanPodPolicy" in paths
@@ -203,7 +203,7 @@ def test_generated_argocd_directory_validates(cli: Any) -> None:
 
 APPS = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit
 from constructs import Construct
 
@@ -347,7 +347,7 @@ def test_training_delivery_keeps_one_application(tmp_path: Path) -> None:
 
 
 def _namespace_findings(objects: list[dict[str, Any]]) -> list[str]:
-    from trainops.findings import Finding
+    from trainops.core.findings import Finding
     from trainops.policy.config import PolicyConfig, RuleConfig
     from trainops.policy.engine import PolicyRun, run_policies
     from trainops.policy.facts import Facts

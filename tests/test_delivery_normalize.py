@@ -18,7 +18,7 @@ import yaml
 
 from conftest import SAMPLE
 from trainops.constructs.argocd_application import IgnoreDifference
-from trainops.kinds import REPLICA_SPECS_FIELD, group_kind
+from trainops.core.kinds import REPLICA_SPECS_FIELD, group_kind
 from trainops.project import load_project
 from trainops.synth import render_project
 from trainops.synth.delivery import DEFAULT_CONTAINER, controller_owned

@@ -13,7 +13,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from trainops.findings import Issue
+from trainops.core.findings import Issue
 from trainops.validate.checks.deprecated_api import (
     COMPONENT_LABELS,
     DEPRECATIONS,

@@ -70,7 +70,7 @@ def test_deprecated_crd_version_is_a_warning_with_its_text(
 
 
 MPI_CLUSTERS = """
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 
 CLUSTERS = (
     Cluster(name="v1-jobs", kubernetes_version="1.33", operators={"training-operator": "v1.9.4"}),

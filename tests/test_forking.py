@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trainops.forking import WorkerDied, fork_map
+from trainops.core.forking import WorkerDied, fork_map
 
 
 def _pid_and_square(n: int) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainops.findings import Finding, Result
+from trainops.core.findings import Finding, Result
 from trainops.report.json_report import _as_dict, render_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"

@@ -1,5 +1,5 @@
 """Loader limits (trainops.yaml.limits), file decoding (trainops.yaml.source), credential detection
-(trainops.credentials) and the 1 MiB ConfigMap/Secret limit, each against the upstream behaviour it mirrors."""
+(trainops.core.credentials) and the 1 MiB ConfigMap/Secret limit, each against the upstream behaviour it mirrors."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainops.credentials import credential_in, literal_problem, secret_named
-from trainops.findings import Finding
+from trainops.core.credentials import credential_in, literal_problem, secret_named
+from trainops.core.findings import Finding
 from trainops.yaml import limits
 from trainops.yaml.load import Document, load_text, stream_text
 from trainops.yaml.source import decode, read_source
@@ -192,7 +192,7 @@ def test_problem_messages_never_quote_the_value() -> None:
 
 
 def _data_size_findings(body: str) -> list[str]:
-    from trainops.findings import Result
+    from trainops.core.findings import Result
     from trainops.schemas.registry import SchemaRegistry
     from trainops.validate.engine import ValidateOptions, validate_text
 

@@ -17,7 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from trainops.findings import Issue
+from trainops.core.findings import Issue
 from trainops.validate.checks.list_map import ListMapChecker
 from trainops.yaml.load import load_file
 

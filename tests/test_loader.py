@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainops.findings import json_path
+from trainops.core.findings import json_path
 from trainops.yaml.load import load_text
 
 

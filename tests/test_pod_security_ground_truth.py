@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, REPO, SHARED, needs_shared
-from trainops.findings import Finding
+from trainops.core.findings import Finding
 from trainops.pipeline import policy_run
 from trainops.policy.config import PolicyConfig
 from trainops.policy.engine import PolicyRun, run_policies

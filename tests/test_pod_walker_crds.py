@@ -6,8 +6,8 @@ array of objects with ``name`` and ``image``) or like a Container (``image`` bes
 an instance is generated that puts one container there, and both walks must reach that container at
 its JSON path: the Python walk every pod rule uses (:func:`trainops.policy.pods.all_containers`) and
 the CEL of ``variables.containers`` that exported ValidatingAdmissionPolicies carry
-(:mod:`trainops.policy.celrule`). A CRD that gains a pod spec fails here until
-:data:`trainops.kinds.POD_SPEC_SITES` (or :data:`~trainops.kinds.POD_TEMPLATE_SITES`) reaches it.
+(:mod:`trainops.cel.celrule`). A CRD that gains a pod spec fails here until
+:data:`trainops.core.kinds.POD_SPEC_SITES` (or :data:`~trainops.core.kinds.POD_TEMPLATE_SITES`) reaches it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from conftest import CRDS, needs_shared
-from trainops.findings import json_path
-from trainops.kinds import CONTAINER_FIELDS, Parts
-from trainops.policy import admission
-from trainops.policy.celrule import CONTAINERS_EXPRESSION, POD_SPECS, pod_specs_expression
+from trainops.cel import admission
+from trainops.cel.celrule import CONTAINERS_EXPRESSION, POD_SPECS, pod_specs_expression
+from trainops.core.findings import json_path
+from trainops.core.kinds import CONTAINER_FIELDS, Parts
 from trainops.policy.pods import POD_KINDS, all_containers
 
 

@@ -1,7 +1,7 @@
 """CEL-written policy rules and the offline ValidatingAdmissionPolicy evaluator
-(``trainops.policy.celrule``, ``trainops.policy.admission``).
+(``trainops.cel.celrule``, ``trainops.cel.admission``).
 
-The generated pod variables are checked against :func:`trainops.kinds.pod_templates` on every
+The generated pod variables are checked against :func:`trainops.core.kinds.pod_templates` on every
 policy fixture and every upstream example document: the CEL finds exactly the pod specs (and
 containers) the Python walker finds, at the same JSON paths, and like it skips values of the wrong
 type (a snippet's ``tfReplicaSpecs: ...``) instead of failing.
@@ -16,9 +16,7 @@ import pytest
 
 from conftest import EXAMPLES, needs_shared
 from tests.test_policy_rules import PACK, run_rule
-from trainops.findings import json_path
-from trainops.kinds import group_kind
-from trainops.policy.admission import (
+from trainops.cel.admission import (
     MatchCondition,
     Program,
     Validation,
@@ -27,7 +25,9 @@ from trainops.policy.admission import (
     parse_path,
     violations,
 )
-from trainops.policy.celrule import CelRule, kind_groups, pod_variables
+from trainops.cel.celrule import CelRule, kind_groups, pod_variables
+from trainops.core.findings import json_path
+from trainops.core.kinds import group_kind
 from trainops.policy.pods import POD_KINDS, all_containers, pod_templates
 from trainops.yaml.load import Document, stream_text
 

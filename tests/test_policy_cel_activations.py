@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from conftest import EXAMPLES, needs_shared
-from trainops.kinds import group_kind
+from trainops.cel import admission
+from trainops.cel.admission import ACTIVATION_STATS, Decision
+from trainops.cel.celrule import params_object, program_for
+from trainops.core.kinds import group_kind
 from trainops.pipeline import policy_run
-from trainops.policy import admission
-from trainops.policy.admission import ACTIVATION_STATS, Decision
-from trainops.policy.celrule import params_object, program_for
 from trainops.policy.engine import PolicyRun
 from trainops.yaml.load import Document, stream_text
 

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainops.celexpr import plain
-from trainops.policy.admission import Program, Validation, Variable, object_value
+from trainops.cel.admission import Program, Validation, Variable, object_value
+from trainops.cel.values import plain
 
 
 def _prune_nulls(value: Any) -> Any:

@@ -1,5 +1,5 @@
-"""The pod variables computed in Python (:func:`trainops.policy.celrule.native_pod_specs`,
-:func:`~trainops.policy.celrule.native_containers`) are their CEL's values, on every upstream example
+"""The pod variables computed in Python (:func:`trainops.cel.celrule.native_pod_specs`,
+:func:`~trainops.cel.celrule.native_containers`) are their CEL's values, on every upstream example
 under ../shared/examples and on generated objects with odd values (NUL, lone surrogates, integers
 beyond int64, non-mapping containers, keys that need quoting), where the CEL is evaluated instead."""
 
@@ -15,18 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLES, needs_shared
-from trainops.kinds import (
-    EACH_VALUE,
-    EMBEDDED_OBJECTS,
-    POD_SPEC_SITES,
-    POD_TEMPLATE_SITES,
-    WRAPPED_OBJECTS,
-    group_kind,
-)
-from trainops.pipeline import policy_run
-from trainops.policy import admission
-from trainops.policy.admission import NOT_NATIVE, Program, Variable, cel_exact, object_value
-from trainops.policy.celrule import (
+from trainops.cel import admission
+from trainops.cel.admission import NOT_NATIVE, Program, Variable, cel_exact, object_value
+from trainops.cel.celrule import (
     CONTAINERS_EXPRESSION,
     POD_SPECS,
     native_containers,
@@ -35,6 +26,15 @@ from trainops.policy.celrule import (
     pod_specs_expression,
     program_for,
 )
+from trainops.core.kinds import (
+    EACH_VALUE,
+    EMBEDDED_OBJECTS,
+    POD_SPEC_SITES,
+    POD_TEMPLATE_SITES,
+    WRAPPED_OBJECTS,
+    group_kind,
+)
+from trainops.pipeline import policy_run
 from trainops.policy.engine import PolicyRun
 from trainops.yaml.load import Document, stream_text
 

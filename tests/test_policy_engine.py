@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from conftest import SAMPLE
-from trainops.cluster import Cluster, ExternalObject
-from trainops.errors import UsageError
+from trainops.core.cluster import Cluster, ExternalObject
+from trainops.core.errors import UsageError
 from trainops.policy.config import DEFAULT_CONFIG, PolicyConfig, RuleConfig, load_config
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
@@ -557,7 +557,7 @@ def test_cross_object_rules_see_one_cluster_tree_at_a_time(
 
 
 def test_a_rule_yielding_another_rules_issue_is_a_rule_failure() -> None:
-    from trainops.findings import Issue
+    from trainops.core.findings import Issue
     from trainops.policy.engine import RuleFailure
 
     rule = PACK.rules["no-privileged"]

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, REPO, needs_shared
-from trainops.cluster import ExternalObject
-from trainops.kinds import CLUSTER_SCOPED, group_kind
+from trainops.core.cluster import ExternalObject
+from trainops.core.kinds import CLUSTER_SCOPED, group_kind
 from trainops.pipeline import policy_check, policy_run
 from trainops.yaml.load import Document, stream_text
 

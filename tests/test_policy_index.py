@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from trainops.kinds import group_kind
+from trainops.core.kinds import group_kind
 from trainops.policy.facts import Facts
 from trainops.policy.index import ObjectIndex
 from trainops.policy.objects import ObjectSet, PerSequence, hashable, of_kind

@@ -1,5 +1,5 @@
 """``validate --policy`` on large inputs shares the policy check's per-document work among forked
-processes (the one pool, :mod:`trainops.forking`): same findings, in the same order, as a serial run."""
+processes (the one pool, :mod:`trainops.core.forking`): same findings, in the same order, as a serial run."""
 
 from __future__ import annotations
 

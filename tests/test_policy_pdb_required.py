@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from test_policy_rules import FACTS, run_rule
 
-from trainops.cluster import ExternalObject
+from trainops.core.cluster import ExternalObject
 
 DEPLOYMENT = """
 apiVersion: apps/v1

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.findings import Finding
+from trainops.core.findings import Finding
+from trainops.core.rules import RULES
 from trainops.policy.config import PolicyConfig, RuleConfig, config_schema_text
 from trainops.policy.docs import render_list
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
 from trainops.policy.loader import DEFAULT_DIR, Pack, default_pack
 from trainops.policy.rule import SECTIONS
-from trainops.rules import RULES
 from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.test_policy_rules import FACTS, PACK
-from trainops.findings import Finding
+from trainops.core.findings import Finding
 from trainops.policy.config import PolicyConfig
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.loader import Pack

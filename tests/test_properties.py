@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE
-from trainops import rules
-from trainops.findings import Finding, Result, json_path
-from trainops.quantity import QuantityError, parse_quantity
+from trainops.core import rules
+from trainops.core.findings import Finding, Result, json_path
+from trainops.core.quantity import QuantityError, parse_quantity
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.engine import ValidateOptions, validate_text
 from trainops.yaml.dump import KubeDumper, dump_document
@@ -132,10 +132,10 @@ def test_valid_pytorch_jobs_validate(
 ) -> None:
     from cdk8s import App, Chart
 
-    from trainops.cluster import Cluster
     from trainops.constructs import PyTorchJob
-    from trainops.credentials import literal_problem
-    from trainops.nodeenv import configure_node
+    from trainops.core.cluster import Cluster
+    from trainops.core.credentials import literal_problem
+    from trainops.core.nodeenv import configure_node
 
     env = {k: v for k, v in env.items() if literal_problem(k, v) is None}
     configure_node()
@@ -179,7 +179,7 @@ def emitted() -> list[dict[str, Any]]:
 
 
 def _containers(obj: dict[str, Any]) -> list[tuple[str | int, ...]]:
-    from trainops.kinds import pod_templates
+    from trainops.core.kinds import pod_templates
 
     # Katib trial templates are schemaless in the CRD (x-kubernetes-preserve-unknown-fields): left out.
     return [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainops.quantity import QuantityError, canonical_quantity, parse_quantity
+from trainops.core.quantity import QuantityError, canonical_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(

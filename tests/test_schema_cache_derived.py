@@ -50,7 +50,7 @@ def test_the_cel_census_of_the_cache_spares_compiling_exactly_the_rule_free_vers
     """``trainops schemas sync`` records each CRD version's CEL census; validation skips compiling the
     rules of a version whose census has nothing to evaluate. On every catalogued CRD version, that
     is exactly the versions whose compiled rules the validator would not evaluate."""
-    from trainops.validate.cel import CelValidator
+    from trainops.cel.crd_rules import CelValidator
 
     registry = SchemaRegistry(f"1.{MINOR}", schema_cache)
     index = json.loads((schema_cache / "schemas" / "index.json").read_text(encoding="utf-8"))

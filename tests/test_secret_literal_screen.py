@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLES, SAMPLE
-from trainops.credentials import walk_strings
+from trainops.core.credentials import walk_strings
 from trainops.validate.checks.secret_literal import _may_hold_literal, _problem
 from trainops.yaml.load import Document, stream_text
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from trainops.celexpr import clean_error
-from trainops.credentials import document_secrets, redact
+from trainops.cel.env import clean_error
+from trainops.core.credentials import document_secrets, redact
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 SECRETS_FILE = CORPUS / "secrets_in_messages.yaml"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from trainops.kinds import EACH_ITEM, EACH_VALUE, POD_TEMPLATE_SITES
+from trainops.core.kinds import EACH_ITEM, EACH_VALUE, POD_TEMPLATE_SITES
 from trainops.validate.checks.api_server import semantic_issues
 from trainops.yaml.load import load_file
 

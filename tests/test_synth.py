@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from conftest import SAMPLE
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.synth import write_tree
 
 APPS_INIT = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit
 from constructs import Construct
 
@@ -197,7 +197,7 @@ def test_synth_runs_the_policy_pack_before_writing(
 ) -> None:
     """A policy error in the rendered output stops a full synth before anything is written."""
     import trainops.cli.synth as synth_cmd
-    from trainops.findings import Finding, Result
+    from trainops.core.findings import Finding, Result
 
     calls: list[str] = []
 

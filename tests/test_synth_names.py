@@ -15,7 +15,7 @@ from trainops.synth.normalise import file_name
 
 APPS_INIT = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit
 from constructs import Construct
 

@@ -10,7 +10,7 @@ import pytest
 
 APPS_INIT = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs import AlertRule, PrometheusRule, RuleGroup
 
 CLUSTERS = (Cluster(name="lab", kubernetes_version="1.34", operators={{"prometheus-operator": "v0.93.0"}}),)

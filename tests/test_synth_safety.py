@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from trainops.atomic import atomic_write, staged_directories
-from trainops.errors import UsageError
+from trainops.core.atomic import atomic_write, staged_directories
+from trainops.core.errors import UsageError
 from trainops.synth import write_tree
 from trainops.synth.lock import lock_path, output_lock
 
@@ -24,7 +24,7 @@ TRAINOPS = str(Path(sys.executable).parent / "trainops")
 
 APPS_INIT = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit
 from constructs import Construct
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, SAMPLE, needs_shared
-from trainops.findings import Finding, Result
+from trainops.core.findings import Finding, Result
 from trainops.pipeline import Target, once_per_run, resolve_targets
 from trainops.schemas.registry import newest_kubernetes_version
 from trainops.yaml.walk import expand_paths
@@ -24,7 +24,7 @@ from trainops.yaml.walk import expand_paths
 pytestmark = needs_shared
 
 TWO_CLUSTERS = """
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 
 CLUSTERS = (
     Cluster(name="v1-jobs", kubernetes_version="1.33", operators={"training-operator": "v1.9.4"}),

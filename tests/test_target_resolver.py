@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conftest import EXAMPLES, SAMPLE, needs_shared
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.pipeline import resolve_targets
 from trainops.project import Resolution, resolve_clusters
 from trainops.schemas.registry import newest_kubernetes_version
@@ -24,7 +24,7 @@ from trainops.schemas.registry import newest_kubernetes_version
 pytestmark = needs_shared
 
 CLUSTERS = """
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 
 CLUSTERS = (
     Cluster(name="v1-jobs", kubernetes_version="1.33", operators={"training-operator": "v1.9.4"}),
@@ -230,7 +230,7 @@ def test_a_facts_file_replaces_the_facts_outside_synth_trees_only(repo: Path, tm
 
 APP = """
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit
 from constructs import Construct
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainops.findings import Issue
+from trainops.core.findings import Issue
 from trainops.validate.checks import api_server, list_map
 from trainops.validate.checks.list_map import NO_DEFAULT, MapKeys
 

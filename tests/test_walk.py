@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import EXAMPLES, needs_shared
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.yaml.walk import expand_paths, walk_inputs
 
 pytestmark = needs_shared

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from trainops.cluster import Cluster
-from trainops.naming import DNS1123_LABEL, require
-from trainops.nodeenv import configure_node
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1123_LABEL, require
+from trainops.core.nodeenv import configure_node
 
 if TYPE_CHECKING:
     from cdk8s import App, Chart
@@ -32,7 +32,7 @@ class AppDef:
         description: one line for summaries. Default: empty.
         clusters: names of the clusters the app targets; empty means all. Default: all.
         delivery: how Argo CD syncs the app. Default: ``None`` (and ``"long-lived"`` alike): its
-            run-once objects (:data:`trainops.kinds.RUN_ONCE`) go to a ``training`` Application
+            run-once objects (:data:`trainops.core.kinds.RUN_ONCE`) go to a ``training`` Application
             (auto-sync, no self-heal, runs never pruned by a sync) and the others to a
             ``long-lived`` one (auto-sync, prune, self-heal), named ``<cluster>-<app>-runs`` and
             ``<cluster>-<app>`` when it holds both (:func:`trainops.synth.delivery.split_app`).

@@ -4,7 +4,7 @@
 :func:`resolve_targets` gives every input its :class:`Target` (the cluster the one resolver,
 :func:`trainops.project.resolve_clusters`, picks for it, with the ``--kubernetes-version``
 override); :func:`check` validates files on disk or texts in memory, each against its target, and
-returns a :class:`~trainops.findings.Result`. Large inputs on disk are validated in parallel
+returns a :class:`~trainops.core.findings.Result`. Large inputs on disk are validated in parallel
 (:mod:`trainops.validate.parallel`); the scheduling is decided here, not in the commands.
 """
 
@@ -16,8 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from trainops.cluster import Cluster
-from trainops.findings import Finding, Result
+from trainops.core.cluster import Cluster
+from trainops.core.findings import Finding, Result
 from trainops.project import TREE, resolve_clusters, synth_trees
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
@@ -47,7 +47,7 @@ PARALLEL_BYTES = 4 << 20
 class Target:
     """What a document is checked against: the one target model.
 
-    A declared :class:`~trainops.cluster.Cluster` (``apps/clusters.py``) becomes a target; the
+    A declared :class:`~trainops.core.cluster.Cluster` (``apps/clusters.py``) becomes a target; the
     schema side of it is its Kubernetes minor and operators (:attr:`registry`), the policy side is
     its :class:`~trainops.policy.facts.Facts` (:attr:`facts`). Without a cluster, the target is
     every catalogued operator on the newest Kubernetes, with default facts.
@@ -249,7 +249,7 @@ def check(
 
     Files whose total size is at least :data:`PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``, and the policy check splits its per-document
-    work across them too (:mod:`trainops.forking`); the findings are those of a serial run.
+    work across them too (:mod:`trainops.core.forking`); the findings are those of a serial run.
     Texts are validated after the files. The result carries the target's ``describe()`` (with
     several targets: ``{"targets": [...]}``, in order of first use) and at most one "superseded by
     Kubeflow Trainer v2" notice (see :func:`once_per_run`).

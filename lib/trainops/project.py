@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trainops.cluster import Cluster
-from trainops.errors import UsageError
-from trainops.naming import DNS1123_LABEL
+from trainops.core.cluster import Cluster
+from trainops.core.errors import UsageError
+from trainops.core.naming import DNS1123_LABEL
 from trainops.user_code import user_output
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -79,7 +79,7 @@ def check_cluster_option(name: str, root: Path) -> None:
     any path is built from it (``generated/<name>``).
 
     Raises:
-        UsageError: ``name`` is not a DNS-1123 label (what :class:`~trainops.cluster.Cluster`
+        UsageError: ``name`` is not a DNS-1123 label (what :class:`~trainops.core.cluster.Cluster`
             requires; so never ``..``, ``/`` nor any path), or the repository at or above ``root``
             declares no cluster of that name in ``apps/clusters.py``.
     """

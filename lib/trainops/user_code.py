@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 
 if TYPE_CHECKING:
     from trainops.app import AppDef

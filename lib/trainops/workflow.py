@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainops.findings import Result
+from trainops.core.findings import Result
 from trainops.pipeline import Target, Text, check, resolve_targets
 from trainops.project import Project
 from trainops.synth import AppResult

@@ -1,4 +1,4 @@
-"""`trainops.kinds.pod_templates` finds every pod spec wherever it nests, on real upstream manifests."""
+"""`trainops.core.kinds.pod_templates` finds every pod spec wherever it nests, on real upstream manifests."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.kinds import KUBEFLOW_JOBS, POD_TEMPLATE_SITES, RUN_ONCE, TRAINING_JOBS, group_of, pod_templates
+from trainops.core.kinds import (
+    KUBEFLOW_JOBS,
+    POD_TEMPLATE_SITES,
+    RUN_ONCE,
+    TRAINING_JOBS,
+    group_of,
+    pod_templates,
+)
 
 pytestmark = needs_shared
 
@@ -102,7 +109,7 @@ def test_every_kubeflow_example_has_pod_templates() -> None:
 
 
 def test_views_read_the_table() -> None:
-    from trainops.kinds import KIND_TABLE, POD_SPEC_SITES, TRAINING_CONTAINER, WORKLOADS
+    from trainops.core.kinds import KIND_TABLE, POD_SPEC_SITES, TRAINING_CONTAINER, WORKLOADS
 
     assert POD_TEMPLATE_SITES[("apps", "Deployment")] == KIND_TABLE[("apps", "Deployment")].templates
     assert POD_TEMPLATE_SITES.get(("", "ConfigMap"), ()) == ()
@@ -134,7 +141,7 @@ def test_health_checks_keep_their_emission_order() -> None:
 
 
 def test_every_scaffold_kind_has_one_table_entry() -> None:
-    from trainops.kinds import KIND_TABLE
+    from trainops.core.kinds import KIND_TABLE
     from trainops.scaffold.templates import KINDS, OPERATORS, scaffolded
 
     assert sorted(i.scaffold for i in KIND_TABLE.values() if i.scaffold) == sorted(KINDS)

@@ -36,7 +36,7 @@ def test_contracts_are_kept() -> None:
             "schemas import nothing from validate",
         ),
         ("constructs/volume_claim.py", "from trainops.pipeline import check", "constructs import nothing"),
-        ("naming.py", "from trainops.synth import render", "Layers of trainops"),
+        ("core/naming.py", "from trainops.synth import render", "Layers of trainops"),
     ],
 )
 def test_a_broken_contract_fails(tmp_path: Path, module: str, injected: str, contract: str) -> None:

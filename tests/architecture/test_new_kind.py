@@ -24,7 +24,7 @@ import yaml
 from trainops.argocd.health import HEALTH_CHECKS, argocd_cm_patch, health_check_for
 from trainops.argocd.models import Application, ApplicationTree, HealthStatus, ResourceNode, ResourceStatus
 from trainops.argocd.runs import list_runs
-from trainops.kinds import (
+from trainops.core.kinds import (
     EACH_VALUE,
     KIND_TABLE,
     KUBEFLOW_JOBS,
@@ -170,7 +170,7 @@ def _findings(cli: Any, cache: Path, path: Path) -> list[tuple[str, str, str]]:
 
 
 def test_the_table_rejects_a_duplicate_kind() -> None:
-    from trainops.kinds import registry
+    from trainops.core.kinds import registry
 
     with pytest.raises(ValueError, match=r"kubeflow\.org/PyTorchJob is declared twice"):
         registry([*KIND_TABLE.values(), KIND_TABLE[("kubeflow.org", "PyTorchJob")]])
@@ -218,7 +218,7 @@ APPS = """
 from constructs import Construct
 
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.constructs._core.base import emit, run_once_name
 
 CLUSTERS = (

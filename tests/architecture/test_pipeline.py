@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE
-from trainops.atomic import staged_directory
-from trainops.errors import UsageError
+from trainops.core.atomic import staged_directory
+from trainops.core.errors import UsageError
 from trainops.pipeline import Target, Text, check
 from trainops.project import declared_clusters, load_clusters, load_project
 

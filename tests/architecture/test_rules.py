@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import EXAMPLES, needs_shared
-from trainops import rules
-from trainops.rules import RuleInfo, UnknownRuleError
+from trainops.core import rules
+from trainops.core.rules import RuleInfo, UnknownRuleError
 from trainops.validate import engine  # noqa: F401  (registers the validation rules)
 from trainops.validate.checks import CHECKS
 

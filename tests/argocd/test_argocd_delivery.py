@@ -17,7 +17,7 @@ import fakeargocd as fake
 import pytest
 import yaml
 
-from trainops.kinds import RUN_ONCE
+from trainops.core.kinds import RUN_ONCE
 from trainops.pipeline import Target, Text, check
 from trainops.project import Project, load_project
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import Autoscaler, ModelServer, VolumeClaim
+from trainops.core.cluster import Cluster
 
 
 def _server(chart: Any, cluster: Cluster, **props: Any) -> ModelServer:

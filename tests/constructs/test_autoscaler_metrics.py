@@ -9,7 +9,6 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import (
     Autoscaler,
     ExternalMetric,
@@ -19,6 +18,7 @@ from trainops.constructs import (
     ScalingPolicy,
     ScalingRules,
 )
+from trainops.core.cluster import Cluster
 
 
 def _server(chart: Any, cluster: Cluster, **props: Any) -> ModelServer:

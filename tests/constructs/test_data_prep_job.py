@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import DataPrepJob, VolumeClaim
+from trainops.core.cluster import Cluster
 from trainops.pipeline import Target, Text, check
 
 RCLONE = "docker.io/rclone/rclone:1.68.2"

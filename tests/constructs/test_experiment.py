@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.cluster import Cluster
 from trainops.constructs import (
     Algorithm,
     Experiment,
@@ -22,6 +21,7 @@ from trainops.constructs import (
     TrainJob,
 )
 from trainops.constructs._core.base import emit
+from trainops.core.cluster import Cluster
 from trainops.pipeline import Target, Text, check
 
 IMAGE = "ghcr.io/kubeflow/katib/pytorch-mnist-cpu:v0.19.0"

@@ -9,7 +9,6 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster, Taint
 from trainops.constructs import (
     ClusterServingRuntime,
     InferenceService,
@@ -17,6 +16,7 @@ from trainops.constructs import (
     ServingRuntime,
     VolumeClaim,
 )
+from trainops.core.cluster import Cluster, Taint
 
 KSERVE = Cluster(
     name="serving",

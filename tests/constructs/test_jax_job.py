@@ -11,9 +11,9 @@ import pytest
 import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
-from trainops.cluster import Cluster
 from trainops.constructs import JAXJob, RunPolicy, VolumeClaim
 from trainops.constructs.jax_job import MAX_BASE_NAME
+from trainops.core.cluster import Cluster
 
 IMAGE = "registry.example.com/ml/jax-train:0.4.35-cuda12"
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import JAXJob, PaddleJob, PyTorchJob, RunPolicy, TFJob, XGBoostJob
 from trainops.constructs.kubeflow import SchedulingPolicy
+from trainops.core.cluster import Cluster
 from trainops.pipeline import Target, Text, check
 
 IMAGE = "registry.example.com/ml/train:1.0"
@@ -84,7 +84,7 @@ def test_queue_errors(
 
 @pytest.fixture(scope="module")
 def spot_cluster(test_cluster: Cluster) -> Cluster:
-    from trainops.cluster import Taint
+    from trainops.core.cluster import Taint
 
     return replace(
         test_cluster,
@@ -105,7 +105,7 @@ def test_checkpoints_on_spot_nodes_and_gpu_type(
     assert job.name != before  # a different placement is a different run
     text = synth(chart)[f"{kind}/{job.name}"]
     doc = yaml.safe_load(text)
-    from trainops.kinds import pod_templates
+    from trainops.core.kinds import pod_templates
 
     sites = pod_templates(doc)
     assert sites
@@ -156,6 +156,6 @@ def test_priority_class_on_every_pod(chart: Any, synth: Any, test_cluster: Clust
     job = JOBS["TFJob"](chart, cluster=test_cluster, ps=1)
     job.use_priority_class("training-high")
     doc = yaml.safe_load(synth(chart)[f"TFJob/{job.name}"])
-    from trainops.kinds import pod_templates
+    from trainops.core.kinds import pod_templates
 
     assert {site.spec["priorityClassName"] for site in pod_templates(doc)} == {"training-high"}

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster, Taint
 from trainops.constructs import ClusterQueue, FlavorQuota, LocalQueue, ResourceFlavor, WorkloadPriorityClass
+from trainops.core.cluster import Cluster, Taint
 from trainops.pipeline import Target, Text, check
 
 

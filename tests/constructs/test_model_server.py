@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import ModelServer, VolumeClaim
+from trainops.core.cluster import Cluster
 
 IMAGE = "tensorflow/serving:2.14.1"
 

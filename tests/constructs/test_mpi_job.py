@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.cluster import Cluster
 from trainops.constructs import MPIJob
+from trainops.core.cluster import Cluster
 from trainops.pipeline import Target, Text, check
 
 HOROVOD = "docker.io/kubeflow/mpi-horovod-mnist:v0.8.0"

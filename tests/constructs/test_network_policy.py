@@ -9,9 +9,9 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import ModelServer, NetworkPolicy
 from trainops.constructs.network_policy import Peer, Port, Rule
+from trainops.core.cluster import Cluster
 
 _WAVE = {"metadata.annotations.argocd.argoproj.io/sync-wave": "-2"}  # synced with the Namespace
 

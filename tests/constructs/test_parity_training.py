@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.cluster import Cluster, Taint
 from trainops.constructs import (
     Algorithm,
     ClusterQueue,
@@ -23,6 +22,7 @@ from trainops.constructs import (
     ResourceFlavor,
 )
 from trainops.constructs._core.base import emit
+from trainops.core.cluster import Cluster, Taint
 
 pytestmark = needs_shared
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import Autoscaler, ModelServer, PodDisruptionBudget
 from trainops.constructs.pod_disruption_budget import disruptions_possible
+from trainops.core.cluster import Cluster
 
 
 def _server(chart: Any, cluster: Cluster, **props: Any) -> ModelServer:
@@ -206,7 +206,7 @@ def test_trainops_synth_runs_the_late_check(test_cluster: Cluster) -> None:
     """``trainops synth`` renders with Chart.to_json() (no node validation): render_objects runs the
     deferred checks itself and reports the app, the cluster and the problem in one line."""
     from trainops.app import AppDef
-    from trainops.errors import UsageError
+    from trainops.core.errors import UsageError
     from trainops.synth import render_objects
 
     def build(chart: Any, cluster: Cluster) -> None:

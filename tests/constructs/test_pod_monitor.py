@@ -9,8 +9,8 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import PodMonitor, PyTorchJob, VolumeClaim
+from trainops.core.cluster import Cluster
 
 IMAGE = "registry.example.com/ml/pytorch-train:2.2.0-cuda12.1"
 _RELEASE = Cluster(

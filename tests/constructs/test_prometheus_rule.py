@@ -10,7 +10,6 @@ import pytest
 import yaml
 from construct_helpers import EXAMPLES, raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import AlertRule, PrometheusRule, RecordingRule, RuleGroup
 from trainops.constructs.alert_presets import (
     TF_SERVING,
@@ -19,6 +18,7 @@ from trainops.constructs.alert_presets import (
     training_job_alerts,
 )
 from trainops.constructs.prometheus_rule import check_promql
+from trainops.core.cluster import Cluster
 
 MIXIN = EXAMPLES / "prometheus-operator" / "example" / "mixin" / "alerts.yaml"
 _RELEASE = Cluster(

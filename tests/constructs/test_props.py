@@ -7,7 +7,7 @@ import re
 import pytest
 
 from trainops.constructs._core.props import duration_ms, half_quantity, require_image
-from trainops.quantity import parse_quantity
+from trainops.core.quantity import parse_quantity
 
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 

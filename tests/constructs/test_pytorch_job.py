@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import ElasticPolicy, PyTorchJob, RunPolicy, VolumeClaim
+from trainops.core.cluster import Cluster
 
 IMAGE = "registry.example.com/ml/pytorch-train:2.2.0-cuda12.1"
 

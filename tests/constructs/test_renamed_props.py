@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from trainops.cluster import Cluster
 from trainops.constructs import (
     DataVolume,
     JAXJob,
@@ -19,13 +18,14 @@ from trainops.constructs import (
     VolumeClaim,
     XGBoostJob,
 )
+from trainops.core.cluster import Cluster
 
 
 def _chart() -> Any:
     """A new Chart in a new App, as the ``chart`` fixture makes one."""
     from cdk8s import App, Chart
 
-    from trainops.nodeenv import configure_node
+    from trainops.core.nodeenv import configure_node
 
     configure_node()
     return Chart(App(), "test", namespace="ml-test", disable_resource_name_hashes=True)

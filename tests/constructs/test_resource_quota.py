@@ -9,8 +9,8 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import ResourceQuota
+from trainops.core.cluster import Cluster
 
 
 def test_defaults(

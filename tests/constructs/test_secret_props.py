@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from trainops.cluster import Cluster
 from trainops.constructs import PyTorchJob
+from trainops.core.cluster import Cluster
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import pytest
 import yaml
 from construct_helpers import validate_docs
 
-from trainops.cluster import Cluster
 from trainops.constructs import SeldonDeployment
 from trainops.constructs.seldon_deployment import __doc__ as module_doc
+from trainops.core.cluster import Cluster
 
 SELDON = Cluster(name="legacy", kubernetes_version="1.34", operators={"seldon-core": "v1.17.1"})
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
-from trainops.cluster import Cluster
 from trainops.constructs import Autoscaler, ModelServer, PodDisruptionBudget, ServiceMonitor
 from trainops.constructs.server_presets import TF_SERVING, TORCHSERVE, TRITON
+from trainops.core.cluster import Cluster
 
 
 def test_torchserve(

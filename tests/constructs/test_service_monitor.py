@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import ModelServer, ModelService, ServiceMonitor
+from trainops.core.cluster import Cluster
 
 
 def _service(chart: Any, cluster: Cluster) -> ModelService:

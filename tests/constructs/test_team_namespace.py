@@ -9,8 +9,8 @@ import pytest
 import yaml
 from construct_helpers import validate_docs
 
-from trainops.cluster import Cluster
 from trainops.constructs import TeamNamespace
+from trainops.core.cluster import Cluster
 
 _PLATFORM = Cluster(
     name="platform",

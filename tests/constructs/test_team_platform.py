@@ -8,7 +8,6 @@ from typing import Any
 import yaml
 from construct_helpers import validate_docs
 
-from trainops.cluster import Cluster
 from trainops.constructs import (
     Autoscaler,
     LimitRange,
@@ -24,6 +23,7 @@ from trainops.constructs import (
     TeamNamespace,
     VolumeClaim,
 )
+from trainops.core.cluster import Cluster
 
 _CLUSTER = Cluster(
     name="prod",

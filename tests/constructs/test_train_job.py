@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.cluster import Cluster
 from trainops.constructs import TrainingJob, TrainJob, VolumeClaim
-from trainops.kinds import pod_templates
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import pod_templates
 from trainops.pipeline import Target, Text, check
 
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, needs_shared
-from trainops.cluster import Cluster
 from trainops.constructs import TrainingRuntime, TrainJob
-from trainops.kinds import pod_templates
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import pod_templates
 from trainops.pipeline import Target, Text, check
 
 IMAGE = "docker.io/pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from trainops.cluster import Cluster
 from trainops.constructs import VolumeClaim
+from trainops.core.cluster import Cluster
 
 
 def _doc(synth: Any, chart: Any, name: str) -> tuple[str, dict[str, Any]]:

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
-from trainops.cluster import Cluster
 from trainops.constructs import RunPolicy, VolumeClaim, XGBoostJob
 from trainops.constructs.xgboost_job import MAX_BASE_NAME
+from trainops.core.cluster import Cluster
 
 IMAGE = "registry.example.com/ml/xgboost-train:2.1.1"
 

@@ -44,7 +44,7 @@ import yaml
 from trainops.argocd.client import ArgoCDClient
 from trainops.argocd.commands import ConnectionOptions, client_config
 from trainops.argocd.models import SyncRequest
-from trainops.kinds import RUN_ONCE
+from trainops.core.kinds import RUN_ONCE
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "examples" / "ml-platform" if (REPO / "examples" / "ml-platform").is_dir() else REPO

@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "fuzz-out"
 
 with atheris.instrument_imports(include=["trainops"]):
-    from trainops import rules
-    from trainops.findings import Result
+    from trainops.core import rules
+    from trainops.core.findings import Result
     from trainops.pipeline import Text, policy_check, policy_run
     from trainops.schemas.catalog import default_cache_dir
     from trainops.schemas.registry import SchemaRegistry

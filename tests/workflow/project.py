@@ -53,7 +53,7 @@ APPS = (
 """
 
 CLUSTERS_PY = """
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 
 STORAGE = {"default": "standard-rwo", "shared": "nfs"}
 CLUSTERS = (

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SAMPLE
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.scaffold import Request, create_app
 
 ARGS: dict[str, tuple[str, ...]] = {

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.scaffold.register import register
 
 

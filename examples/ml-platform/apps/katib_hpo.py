@@ -25,7 +25,7 @@ from trainops.constructs._core.pod import (
     pod_security_context,
     scratch_volumes,
 )
-from trainops.quantity import parse_quantity
+from trainops.core.quantity import parse_quantity
 
 if TYPE_CHECKING:
     from cdk8s import Chart

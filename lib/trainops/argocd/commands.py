@@ -32,7 +32,7 @@ from trainops.argocd.errors import ArgoCDError, ConfigError, DeadlineError
 from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_values
 from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
-from trainops.errors import EXIT_FINDINGS, EXIT_OK
+from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.yaml.load import one_line
 
 SERVER_ENV = "ARGOCD_SERVER"

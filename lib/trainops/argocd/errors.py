@@ -1,13 +1,13 @@
 """Errors of the Argo CD client and commands: one line each, never containing the token.
 
-All are :class:`~trainops.errors.TrainopsError` with exit code 2 (usage, configuration or
+All are :class:`~trainops.core.errors.TrainopsError` with exit code 2 (usage, configuration or
 authentication: trainops could not get a trustworthy answer from Argo CD). Exit code 1 is kept for
 "Argo CD answered, and the application is not healthy / not synced in time".
 """
 
 from __future__ import annotations
 
-from trainops.errors import EXIT_USAGE, TrainopsError
+from trainops.core.errors import EXIT_USAGE, TrainopsError
 from trainops.yaml.load import one_line
 
 

@@ -3,7 +3,7 @@
 Argo CD ships no health check for kubeflow.org, trainer.kubeflow.org or kueue.x-k8s.io (its
 ``resource_customizations/`` has no such folder), so such resources have no health and a failed
 training run never shows in the application's health. The scripts under ``health/`` (package
-data) fill that gap; each kind's :attr:`trainops.kinds.KindInfo.health` says which script serves it
+data) fill that gap; each kind's :attr:`trainops.core.kinds.KindInfo.health` says which script serves it
 (:data:`HEALTH_CHECKS`).
 
 Argo CD looks a script up by ``<group>/<Kind>`` and first reads the argocd-cm key
@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from trainops.argocd.errors import ConfigError
-from trainops.kinds import KIND_TABLE
+from trainops.core.kinds import KIND_TABLE
 
 ARGOCD_NAMESPACE = "argocd"
 """Namespace of the ``argocd-cm`` ConfigMap in a default Argo CD install."""
@@ -70,8 +70,8 @@ class HealthCheck:
 
 
 class _HealthChecks(Mapping[str, HealthCheck]):
-    """The :class:`HealthCheck` of every kind of :data:`trainops.kinds.KIND_TABLE` with a
-    :attr:`~trainops.kinds.KindInfo.health` script, by ``<group>/<Kind>``, in table order; looked up
+    """The :class:`HealthCheck` of every kind of :data:`trainops.core.kinds.KIND_TABLE` with a
+    :attr:`~trainops.core.kinds.KindInfo.health` script, by ``<group>/<Kind>``, in table order; looked up
     in the table at each use."""
 
     def _checks(self) -> dict[str, HealthCheck]:

@@ -1,8 +1,8 @@
 """Run-once objects of an Argo CD application: which is current, which superseded, which finished.
 
-trainops names each run-once object (:data:`trainops.kinds.RUN_ONCE`: batch Job, Kubeflow jobs,
+trainops names each run-once object (:data:`trainops.core.kinds.RUN_ONCE`: batch Job, Kubeflow jobs,
 JobSet, TrainJob, Katib Experiment) ``<base>-<6 hex>`` (a content hash of its spec,
-``trainops.hashing.content_hash``) and marks it ``argocd.argoproj.io/sync-options: Prune=false``. A
+``trainops.core.hashing.content_hash``) and marks it ``argocd.argoproj.io/sync-options: Prune=false``. A
 changed spec is a new name, so the old run leaves git but stays in the cluster, where Argo CD lists
 it in ``status.resources`` with ``requiresPruning: true`` (swagger
 ``applicationv1alpha1ResourceStatus``): that run is *superseded*; a run still in git is *current*.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from trainops.argocd.models import Application, ApplicationTree, HealthStatus
-from trainops.kinds import RUN_ONCE
+from trainops.core.kinds import RUN_ONCE
 
 RUN_NAME = re.compile(r"^(?P<base>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-(?P<hash>[0-9a-f]{6})$")
 """``<base>-<6 hex>``: a run-once name as trainops gives it."""

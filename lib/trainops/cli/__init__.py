@@ -1,6 +1,6 @@
 """The ``trainops`` command line: a thin click layer over plain functions returning exit codes.
 
-One error boundary (:func:`main`) turns :class:`~trainops.errors.TrainopsError` into one stderr
+One error boundary (:func:`main`) turns :class:`~trainops.core.errors.TrainopsError` into one stderr
 line with its exit code, Ctrl-C into 130, and anything else into "unexpected error … re-run with
 --traceback" (exit 3). Reports go to stdout, diagnostics to stderr. Each command lives in its own
 module, named in :data:`COMMANDS` and imported only when it runs.
@@ -14,7 +14,7 @@ import sys
 import click
 
 from trainops import __version__
-from trainops.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, EXIT_USAGE, TrainopsError
+from trainops.core.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, EXIT_USAGE, TrainopsError
 
 #: Every command: name → ``module:attribute`` of its click command. Modules are imported only when
 #: their command runs (or help lists it), so ``trainops validate`` never imports cdk8s (start-up).

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from trainops.cli import options
-from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.project import check_cluster_option, load_project
 from trainops.report import REPORTERS, render, resolve_format
 from trainops.schemas.catalog import default_cache_dir

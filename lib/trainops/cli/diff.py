@@ -10,8 +10,8 @@ from typing import Any, Literal
 import click
 
 from trainops.cli import options
+from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.diff import DIFF_FORMATS, diff_revisions
-from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.project import declared_clusters
 
 DiffFormat = Literal["text", "markdown", "json"]

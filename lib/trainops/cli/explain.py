@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trainops import rules
+from trainops.core import rules
 from trainops.policy import waivers  # noqa: F401  (registers the waiver rule)
 from trainops.policy.docs import explain_rule
 from trainops.policy.loader import load_pack

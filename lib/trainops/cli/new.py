@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.project import load_clusters, load_project
 from trainops.scaffold import KINDS, OPERATORS, Kind, Mount, Request, create_app
 

@@ -12,7 +12,7 @@ import click
 from trainops.cli import options
 from trainops.cli.explain import run_explain
 from trainops.cli.policy_vap import export_vap_command
-from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.pipeline import policy_check, policy_run, print_targets, resolve_targets, tree_notes
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from trainops.errors import EXIT_OK, UsageError
-from trainops.naming import DNS1123_LABEL
+from trainops.core.errors import EXIT_OK, UsageError
+from trainops.core.naming import DNS1123_LABEL
 from trainops.policy.config import load_config
 from trainops.policy.loader import load_pack
 from trainops.policy.vap import DEFAULT_NAMESPACE, export_objects, render_stream, write_directory

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from trainops.cli import options
-from trainops.errors import SchemaError, UsageError
+from trainops.core.errors import SchemaError, UsageError
 from trainops.pipeline import sync_schemas
 from trainops.schemas.catalog import CatalogEntry, default_cache_dir, default_catalog_path, load_catalog
 

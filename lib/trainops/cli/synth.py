@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from trainops.cli import options
-from trainops.errors import EXIT_FINDINGS, UsageError
+from trainops.core.errors import EXIT_FINDINGS, UsageError
 from trainops.project import check_cluster_option, load_project
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir

@@ -14,8 +14,8 @@ from typing import Any
 import click
 
 from trainops.cli import options
-from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from trainops.findings import Finding, Result
+from trainops.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.core.findings import Finding, Result
 from trainops.pipeline import Text, check, policy_run, print_targets, resolve_targets, tree_notes
 from trainops.report import write_report
 from trainops.schemas.catalog import default_cache_dir

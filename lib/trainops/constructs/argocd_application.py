@@ -52,7 +52,7 @@ from typing import Any, Literal
 from trainops.constructs._core.argocd import COMPARE_OPTIONS, SYNC_WAVE
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs._core.props import require_labels
-from trainops.naming import DNS1123_SUBDOMAIN
+from trainops.core.naming import DNS1123_SUBDOMAIN
 
 #: The Argo CD application classes.
 AppClass = Literal["long-lived", "training"]

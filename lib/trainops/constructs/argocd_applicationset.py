@@ -40,7 +40,7 @@ from trainops.constructs.argocd_application import (
     require_repo_url,
     require_revision,
 )
-from trainops.naming import DNS1123_SUBDOMAIN
+from trainops.core.naming import DNS1123_SUBDOMAIN
 
 _KIND = "ApplicationSet"
 #: Label on Argo CD cluster Secrets naming the trainops cluster class.

@@ -10,7 +10,7 @@ from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs._core.props import plain, require_labels, require_quantity, require_whole
 from trainops.constructs._core.protocols import Scalable
-from trainops.naming import DNS1123_SUBDOMAIN
+from trainops.core.naming import DNS1123_SUBDOMAIN
 
 _KIND = "Autoscaler"
 #: Longest ``stabilizationWindowSeconds`` and ``periodSeconds`` the API server accepts

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_quantity, require_whole
 from trainops.constructs.resource_flavor import ResourceFlavor
+from trainops.core.cluster import Cluster
 
 _KIND = "ClusterQueue"
 

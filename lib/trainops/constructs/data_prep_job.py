@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.kueue import queue_labels
@@ -26,6 +25,7 @@ from trainops.constructs._core.props import (
     require_whole,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.core.cluster import Cluster
 
 _KIND = "DataPrepJob"
 #: The container's name.

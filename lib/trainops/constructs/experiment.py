@@ -9,13 +9,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.props import require_whole
-from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
-from trainops.naming import DNS1035_LABEL
-from trainops.nodeenv import configure_node
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
+from trainops.core.naming import DNS1035_LABEL
+from trainops.core.nodeenv import configure_node
 
 _KIND = "Experiment"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
@@ -157,7 +157,7 @@ class MetricsCollector:
 
 
 #: How Katib tells success, failure and the primary pods of a trial (success and failure condition
-#: types per kind: :attr:`trainops.kinds.KindInfo.trial_conditions`;
+#: types per kind: :attr:`trainops.core.kinds.KindInfo.trial_conditions`;
 #: ``pkg/apis/controller/experiments/v1beta1/experiment_defaults.go``: DefaultKubeflowJobPrimaryPodLabels).
 _CONDITION = 'status.conditions.#(type=="{0}")#|#(status=="True")#'
 _MASTER_ROLE = {"training.kubeflow.org/job-role": "master"}

@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
@@ -32,7 +31,8 @@ from trainops.constructs.serving_runtime import (
     ProtocolVersion,
     ServingRuntime,
 )
-from trainops.naming import DNS1035_LABEL
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1035_LABEL
 
 _KIND = "InferenceService"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import (
@@ -17,7 +16,8 @@ from trainops.constructs.kubeflow import (
     scratch_paths,
     with_port,
 )
-from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "PORT_NAME", "REPLICA_TYPES", "JAXJob"]
 

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.emission import Emitted, replace_op
@@ -44,9 +43,10 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
-from trainops.kinds import KIND_TABLE, pod_templates
-from trainops.naming import DNS1035_LABEL
-from trainops.quantity import Quantity
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import KIND_TABLE, pod_templates
+from trainops.core.naming import DNS1035_LABEL
+from trainops.core.quantity import Quantity
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 
@@ -288,7 +288,7 @@ class Placement:
     metrics_port: int | None = None
 
     def apply(self, cluster: Cluster, obj: dict[str, Any]) -> None:
-        """Apply to every pod template of ``obj`` in place (:func:`trainops.kinds.pod_templates`)."""
+        """Apply to every pod template of ``obj`` in place (:func:`trainops.core.kinds.pod_templates`)."""
         if not (
             self.gpu_labels or self.checkpoint_dir or self.spot or self.priority_class or self.metrics_port
         ):

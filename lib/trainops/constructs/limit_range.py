@@ -9,7 +9,7 @@ from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_quantity
 from trainops.constructs.team_namespace import PLATFORM_WAVE
-from trainops.quantity import Quantity
+from trainops.core.quantity import Quantity
 
 _KIND = "LimitRange"
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs.cluster_queue import ClusterQueue
+from trainops.core.cluster import Cluster
 
 _KIND = "LocalQueue"
 

@@ -7,7 +7,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs._core.emission import Emitted, remove_op
 from trainops.constructs._core.pod import (
@@ -38,6 +37,7 @@ from trainops.constructs.server_presets import (
     ServerPreset,
     storage_initializer,
 )
+from trainops.core.cluster import Cluster
 
 if TYPE_CHECKING:
     from trainops.constructs.autoscaler import Autoscaler

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import require_labels, require_whole
 from trainops.constructs._core.protocols import Selectable
-from trainops.naming import DNS1035_LABEL
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1035_LABEL
 
 _KIND = "ModelService"
 #: Annotation whose non-empty value (the reason) allows a LoadBalancer or NodePort Service; the

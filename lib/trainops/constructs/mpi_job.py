@@ -6,11 +6,11 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, waiver
 from trainops.constructs._core.props import renamed_props, require_strings, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
-from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import KIND_TABLE, REPLICA_SPECS_FIELD
 
 _KIND = "MPIJob"
 #: Container names of mpi-operator's examples (the operator itself needs none in particular).

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_whole
 from trainops.constructs._core.protocols import Selectable
 from trainops.constructs.team_namespace import PLATFORM_WAVE
-from trainops.naming import DNS1123_LABEL, require
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1123_LABEL, require
 
 _KIND = "NetworkPolicy"
 

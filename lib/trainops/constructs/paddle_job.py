@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import (
@@ -18,7 +17,8 @@ from trainops.constructs.kubeflow import (
     scratch_paths,
     with_port,
 )
-from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = [
     "CONTAINER_NAME",

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from constructs import IValidation
 from jsii import implements
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, add_check, require_name
 from trainops.constructs._core.props import duration_ms, require_labels, require_path, require_whole
+from trainops.core.cluster import Cluster
 
 _KIND = "PodMonitor"
 

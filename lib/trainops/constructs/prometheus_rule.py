@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 import promql_parser
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import duration_ms, require_labels
-from trainops.naming import DNS1123_SUBDOMAIN
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1123_SUBDOMAIN
 
 _KIND = "PrometheusRule"
 #: Prometheus metric names (``model.IsValidMetricName`` in the legacy, UTF-8-free scheme).

@@ -6,14 +6,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import (
     renamed_props,
     require_whole,
 )
 from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
-from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "CleanPodPolicy", "ElasticPolicy", "PyTorchJob", "RunPolicy"]
 

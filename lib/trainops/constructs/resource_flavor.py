@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainops.cluster import Cluster, Taint
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_labels
+from trainops.core.cluster import Cluster, Taint
 
 _KIND = "ResourceFlavor"
 

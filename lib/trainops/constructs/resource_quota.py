@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels, require_quantity, require_whole
 from trainops.constructs.team_namespace import PLATFORM_WAVE
-from trainops.naming import qualified_name_problem
-from trainops.quantity import Quantity
+from trainops.core.cluster import Cluster
+from trainops.core.naming import qualified_name_problem
+from trainops.core.quantity import Quantity
 
 _KIND = "ResourceQuota"
 

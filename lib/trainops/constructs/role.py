@@ -10,7 +10,7 @@ from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels
 from trainops.constructs.team_namespace import PLATFORM_WAVE
-from trainops.naming import DNS1123_SUBDOMAIN
+from trainops.core.naming import DNS1123_SUBDOMAIN
 
 if TYPE_CHECKING:
     from trainops.constructs.role_binding import RoleBinding, Subject

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
@@ -16,6 +15,7 @@ from trainops.constructs._core.pod import (
     pod_security_context,
 )
 from trainops.constructs._core.props import require_quantity, require_whole
+from trainops.core.cluster import Cluster
 
 _KIND = "SeldonDeployment"
 #: Seldon Core v1 pre-packaged model servers (``PrePackedServer`` names in the operator's

@@ -20,7 +20,7 @@ from trainops.constructs._core.pod import (
     guaranteed_resources,
 )
 from trainops.constructs._core.props import require_image
-from trainops.quantity import parse_quantity
+from trainops.core.quantity import parse_quantity
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import require_labels
 from trainops.constructs.team_namespace import PLATFORM_WAVE
-from trainops.naming import DNS1123_SUBDOMAIN, require
+from trainops.core.naming import DNS1123_SUBDOMAIN, require
 
 _KIND = "ServiceAccount"
 

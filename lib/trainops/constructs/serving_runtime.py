@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
@@ -22,6 +21,7 @@ from trainops.constructs._core.props import (
     require_strings,
     require_whole,
 )
+from trainops.core.cluster import Cluster
 
 #: KServe protocol versions (``constants.InferenceServiceProtocol``: v1, v2, grpc-v1, grpc-v2).
 ProtocolVersion = Literal["v1", "v2", "grpc-v1", "grpc-v2"]

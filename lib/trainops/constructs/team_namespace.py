@@ -7,11 +7,11 @@ from typing import Any, Literal
 
 from cdk8s import Chart
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import PROTECT_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs._core.emission import remove_op
 from trainops.constructs._core.props import require_labels
+from trainops.core.cluster import Cluster
 
 _KIND = "TeamNamespace"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
-from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "REPLICA_TYPES", "SuccessPolicy", "TFJob"]
 

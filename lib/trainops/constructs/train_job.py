@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.emission import Emitted, replace_op
@@ -33,8 +32,9 @@ from trainops.constructs._core.props import (
 )
 from trainops.constructs._core.props import shm_size as shm_size_for
 from trainops.constructs._core.protocols import ClaimSource
-from trainops.kinds import KIND_TABLE
-from trainops.naming import DNS1035_LABEL
+from trainops.core.cluster import Cluster
+from trainops.core.kinds import KIND_TABLE
+from trainops.core.naming import DNS1035_LABEL
 
 _KIND = "TrainJob"
 #: The operator a cluster must run (a key of ``Cluster.operators``, the catalog's operator name).

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props
 from trainops.constructs._core.protocols import ClaimSource
@@ -13,6 +12,7 @@ from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.pytorch_job import PyTorchJob
 from trainops.constructs.train_job import OPERATOR as TRAINER
 from trainops.constructs.train_job import TrainJob
+from trainops.core.cluster import Cluster
 
 _KIND = "TrainingJob"
 #: The Training Operator v1 (kubeflow.org/v1 PyTorchJob).

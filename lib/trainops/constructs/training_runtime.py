@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.pod import (
@@ -23,6 +22,7 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs.train_job import NODE, OPERATOR
+from trainops.core.cluster import Cluster
 
 _KIND = "TrainingRuntime"
 Framework = Literal["torch", "mpi", "jax", "xgboost"]

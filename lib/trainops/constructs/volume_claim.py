@@ -10,12 +10,12 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import PROTECT_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
 from trainops.constructs._core.pod import ACCESS_MODES
 from trainops.constructs._core.props import require_labels, require_quantity
 from trainops.constructs._core.protocols import AccessMode
+from trainops.core.cluster import Cluster
 
 _KIND = "VolumeClaim"
 #: The sync wave of a claim: the workloads' (a WaitForFirstConsumer claim binds only once its pod

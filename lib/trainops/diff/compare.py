@@ -20,7 +20,7 @@ Files that differ between the sides but are not compared (binary, too large, sym
 YAML a parser reads) are listed in :attr:`TreeDiff.skipped`, so a diff never reads "no changes"
 over a file it could not read. Field values holding a credential of either object (an env literal
 named like a password, a token detect-secrets recognises, a Secret's data:
-:func:`~trainops.credentials.document_secrets`) are shown as :data:`REDACTED` in every format.
+:func:`~trainops.core.credentials.document_secrets`) are shown as :data:`REDACTED` in every format.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 import yaml
 
-from trainops.credentials import document_secrets
-from trainops.kinds import RUN_ONCE, group_of
+from trainops.core.credentials import document_secrets
+from trainops.core.kinds import RUN_ONCE, group_of
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION, run_of
 
 ChangeKind = Literal["added", "removed", "changed", "new-run", "moved", "renamed"]

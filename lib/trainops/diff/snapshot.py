@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 
 #: Suffixes of files a generated tree holds that ``trainops diff`` compares.
 DIFF_SUFFIXES = (".yaml", ".yml")

@@ -5,7 +5,7 @@ SARIF rule metadata know it."""
 
 from __future__ import annotations
 
-from trainops.rules import RuleInfo, register
+from trainops.core.rules import RuleInfo, register
 
 RULE = register(
     RuleInfo(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from trainops.kinds import GroupKind, Parts
+from trainops.core.kinds import GroupKind, Parts
 from trainops.policy.pods import annotations_of, dig
 
 APPLICATION_KINDS: Final[frozenset[GroupKind]] = frozenset(

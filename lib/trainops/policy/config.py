@@ -29,8 +29,8 @@ from typing import Any, cast
 
 import yaml
 
-from trainops.errors import UsageError
-from trainops.findings import Level
+from trainops.core.errors import UsageError
+from trainops.core.findings import Level
 from trainops.policy.loader import DEFAULT_DIR, Pack
 from trainops.policy.schema import ConfigError, check_schema
 from trainops.yaml.load import read_text

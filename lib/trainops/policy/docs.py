@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Literal
 
+from trainops.core.rules import explain
 from trainops.policy.config import PolicyConfig
 from trainops.policy.loader import Pack
 from trainops.policy.rule import Rule
-from trainops.rules import explain
 
 ListFormat = Literal["text", "json", "markdown"]
 LIST_FORMATS: tuple[ListFormat, ...] = ("text", "json", "markdown")
@@ -51,7 +51,7 @@ Adding a rule to the default pack (trainops source tree): write
 **CEL rules** (marked CEL below) are single-object rules written as ValidatingAdmissionPolicy CEL:
 the module defines `CEL = CelRule(...)` (validations, variables, match conditions; `pods=True` adds
 `variables.podSpecs` and `variables.containers`, generated per kind group from
-`lib/trainops/kinds.py`, so one expression reaches every pod template) instead of `check()`; options
+`lib/trainops/core/kinds.py`, so one expression reaches every pod template) instead of `check()`; options
 reach it as `params.data` (a ConfigMap's strings). CI evaluates them offline with the validator's
 CEL runtime; `trainops policy export-vap [--output DIR|-] [--config FILE] [--namespace NS]` writes,
 per rule and kind group, a `ValidatingAdmissionPolicy` (`failurePolicy: Fail`, `paramKind` v1

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from trainops.findings import Finding, Issue
-from trainops.kinds import GroupKind
+from trainops.core.findings import Finding, Issue
+from trainops.core.kinds import GroupKind
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
 from trainops.policy.loader import Pack
@@ -59,7 +59,7 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
     chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
     config's rule order, whichever kind of rule found them. With ``workers > 1`` and at least
     :data:`PARALLEL_DOCUMENTS` documents, the single-object rules, waivers and positions run in that
-    many processes (:mod:`trainops.forking`, after the cross-object rules, each taking interleaved blocks
+    many processes (:mod:`trainops.core.forking`, after the cross-object rules, each taking interleaved blocks
     of documents);
     the findings are those of a serial run.
 
@@ -111,7 +111,7 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
         # In forked processes (each a copy of this one: documents, cross-object issues). Shares
         # interleave blocks of documents, so that each gets some of every part of the input (kinds
         # cost very differently: custom resources often come last).
-        from trainops.forking import fork_map  # most runs never fork (start-up)
+        from trainops.core.forking import fork_map  # most runs never fork (start-up)
 
         shares = [_share(len(docs), part, workers) for part in range(workers)]
         per_share: list[list[list[Finding]]] = [[] for _ in shares]

@@ -1,4 +1,4 @@
-"""Cluster facts the policy rules need: from a :class:`~trainops.cluster.Cluster` of
+"""Cluster facts the policy rules need: from a :class:`~trainops.core.cluster.Cluster` of
 ``apps/clusters.py``, or from a small YAML facts file for users who only lint hand-written YAML.
 
 A facts file (checked against ``lib/trainops/schemas/local/policy-facts.json``)::
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from trainops.cluster import Cluster, ExternalObject, Taint
-from trainops.errors import UsageError
+from trainops.core.cluster import Cluster, ExternalObject, Taint
+from trainops.core.errors import UsageError
 from trainops.policy.schema import check_schema, local_schema
 from trainops.yaml.load import read_text
 

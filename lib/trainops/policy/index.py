@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainops.kinds import CLUSTER_SCOPED, KUBEFLOW_JOBS, PodSite, group_kind
+from trainops.core.kinds import CLUSTER_SCOPED, KUBEFLOW_JOBS, PodSite, group_kind
 from trainops.policy.facts import Facts
 from trainops.policy.objects import hashable
 from trainops.policy.pods import as_dict, as_str, dig, metadata_of

@@ -11,7 +11,7 @@ package ``policies`` and added after the default pack's rules; an ID the default
 is a usage error) and its own ValidatingAdmissionPolicies (:mod:`trainops.policy.uservap`).
 
 Nothing here reads the trainops source tree: outside a repository the default pack alone is loaded.
-Each rule module registers its :class:`~trainops.rules.RuleInfo` (family ``policy``) at import.
+Each rule module registers its :class:`~trainops.core.rules.RuleInfo` (family ``policy``) at import.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from trainops import rules as registry
-from trainops.errors import UsageError
+from trainops.core import rules as registry
+from trainops.core.errors import UsageError
 from trainops.policy import admission_rule  # noqa: F401  registers admission-policy (user VAPs)
 from trainops.policy.rule import Rule
 

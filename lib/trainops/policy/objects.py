@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from trainops.kinds import GroupKind, group_kind
+from trainops.core.kinds import GroupKind, group_kind
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,7 +38,7 @@ class ObjectSet(list[dict[str, Any]]):
 
 def of_kind(objects: Sequence[dict[str, Any]], *keys: GroupKind) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(index, object)`` of every object whose ``(group, kind)`` is one of ``keys``, in document
-    order (as ``enumerate(objects)`` filtered by :func:`~trainops.kinds.group_kind`)."""
+    order (as ``enumerate(objects)`` filtered by :func:`~trainops.core.kinds.group_kind`)."""
     if isinstance(objects, ObjectSet):
         indices = [i for key in keys for i in objects.by_kind.get(key, ())]
         if len(keys) > 1:

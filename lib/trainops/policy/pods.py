@@ -1,6 +1,6 @@
 """Helpers for pod-level rules: containers of every pod template, quantities, metadata.
 
-Pod rules iterate :func:`containers` over :func:`trainops.kinds.pod_templates`, so a rule is
+Pod rules iterate :func:`containers` over :func:`trainops.core.kinds.pod_templates`, so a rule is
 written once for every place a pod spec nests (workloads, Kubeflow replica specs, JobSet, Trainer
 runtimes and overrides, Katib trial templates, KServe components).
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
-from trainops.kinds import (
+from trainops.core.kinds import (
     CONTAINER_FIELDS,
     REPLICA_SPECS_FIELD,
     KindGroup,
@@ -20,15 +20,15 @@ from trainops.kinds import (
     PodSite,
     slot_name,
 )
-from trainops.kinds import POD_KINDS as POD_KINDS  # re-exported: the KINDS of pod-level rules
-from trainops.kinds import TRAINING_CONTAINER as TRAINING_CONTAINER  # re-exported for the rules
-from trainops.kinds import pod_templates as _pod_templates
-from trainops.quantity import QuantityError, parse_quantity
+from trainops.core.kinds import POD_KINDS as POD_KINDS  # re-exported: the KINDS of pod-level rules
+from trainops.core.kinds import TRAINING_CONTAINER as TRAINING_CONTAINER  # re-exported for the rules
+from trainops.core.kinds import pod_templates as _pod_templates
+from trainops.core.quantity import QuantityError, parse_quantity
 
 _RUNTIMES: Final = frozenset(
     {("trainer.kubeflow.org", "TrainingRuntime"), ("trainer.kubeflow.org", "ClusterTrainingRuntime")}
 )
-#: Owners of training pods: training jobs (:data:`trainops.kinds.TRAINING_JOBS`) and Trainer runtimes
+#: Owners of training pods: training jobs (:data:`trainops.core.kinds.TRAINING_JOBS`) and Trainer runtimes
 #: (Katib trial pods are ``templated``).
 TRAINING_OWNERS: Final = KindGroup(lambda info: info.training or info.key in _RUNTIMES)
 
@@ -40,7 +40,7 @@ class Container:
     Args:
         site: the pod spec it belongs to.
         field: ``containers``, ``initContainers`` or ``ephemeralContainers`` (a container of a
-            :attr:`~trainops.kinds.SpecSite.slots` field, e.g. KServe ``predictor.model``, counts
+            :attr:`~trainops.core.kinds.SpecSite.slots` field, e.g. KServe ``predictor.model``, counts
             as ``containers``).
         index: position in that list (``-1`` for a slot's container).
         spec: the container mapping.
@@ -63,7 +63,7 @@ class Container:
     @property
     def name(self) -> str:
         """The container's name; when missing, a single slot container's field (``trainer``,
-        ``model``: :func:`trainops.kinds.slot_name`), else ``"?"``."""
+        ``model``: :func:`trainops.core.kinds.slot_name`), else ``"?"``."""
         name = self.spec.get("name")
         if isinstance(name, str):
             return name
@@ -84,7 +84,7 @@ def is_training(site: PodSite) -> bool:
 
 
 def pod_templates(obj: dict[str, Any]) -> list[PodSite]:
-    """Every pod spec of ``obj`` (see :func:`trainops.kinds.pod_templates`); do not change the list.
+    """Every pod spec of ``obj`` (see :func:`trainops.core.kinds.pod_templates`); do not change the list.
 
     For the object the engine holds (:func:`hold`) the sites are read once for all its rules.
     """
@@ -108,7 +108,7 @@ def hold(obj: dict[str, Any] | None) -> None:
 
 def containers(site: PodSite, *, ephemeral: bool = True) -> Iterator[Container]:
     """The containers of a pod spec: init, regular, then ephemeral (unless ``ephemeral=False``),
-    then those of its slots (:attr:`trainops.kinds.PodSite.extra`, as ``containers``)."""
+    then those of its slots (:attr:`trainops.core.kinds.PodSite.extra`, as ``containers``)."""
     for field_name in CONTAINER_FIELDS:
         if field_name == "ephemeralContainers" and not ephemeral:
             continue

@@ -4,7 +4,7 @@ The PodSecurity admission plugin (k8s.io/pod-security-admission ``policy/check_*
 check per control, each at a level: a namespace enforcing ``baseline`` forbids a pod that fails a
 baseline check, one enforcing ``restricted`` a pod that fails any check. The pack covers the same
 controls with rules; where a rule covers controls at both levels (capabilities, seccomp, procMount)
-its findings name the upstream check in :attr:`trainops.findings.Issue.keyword`. :func:`level_of`
+its findings name the upstream check in :attr:`trainops.core.findings.Issue.keyword`. :func:`level_of`
 gives the level of a finding, so ``trainops`` can say what a namespace at each level would refuse
 (``tests/test_pod_security_ground_truth.py`` compares that with a real kube-apiserver's verdicts).
 """

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from trainops.kinds import GroupKind, Parts, group_kind
+from trainops.core.kinds import GroupKind, Parts, group_kind
 from trainops.policy.pods import as_list
 
 RBAC: Final = "rbac.authorization.k8s.io"

@@ -25,7 +25,7 @@ A rule is a module of the default pack (:mod:`trainops.policy.pack`) or of a rep
 
     ID = "no-privileged"                 # kebab-case; the module name with "_" for "-"
     LEVEL: Level = "error"
-    KINDS = POD_KINDS                    # kind group from trainops.kinds, or None for every kind
+    KINDS = POD_KINDS                    # kind group from trainops.core.kinds, or None for every kind
     CONF = {}                            # option name -> JSON Schema of its value
     DEFAULT = {}                         # option name -> default value
     RULE = register(describe(ID, LEVEL, __doc__))
@@ -45,15 +45,13 @@ import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
-from trainops.findings import LEVELS, Issue, Level
-from trainops.kinds import GroupKind, group_kind
+from trainops.cel.celrule import CelRule, make_check
+from trainops.core.findings import LEVELS, Issue, Level
+from trainops.core.kinds import GroupKind, group_kind
+from trainops.core.rules import RuleInfo
 from trainops.policy.facts import Facts
-from trainops.rules import RuleInfo
-
-if TYPE_CHECKING:  # pragma: no cover - types only
-    from trainops.policy.celrule import CelRule
 
 #: Section headers of a rule docstring, in order.
 SECTIONS: tuple[str, ...] = ("Why", "Options", "Default", "PASS", "FAIL", "Remediation", "Source")
@@ -124,7 +122,7 @@ def parse_doc(doc: str | None) -> Doc:
 
 
 def describe(rule_id: str, level: Level, doc: str | None) -> RuleInfo:
-    """The :class:`~trainops.rules.RuleInfo` of a policy rule, read from its docstring.
+    """The :class:`~trainops.core.rules.RuleInfo` of a policy rule, read from its docstring.
 
     Raises:
         ValueError: the docstring lacks a summary, ``Why:``, ``Remediation:`` or ``Source:``.
@@ -159,8 +157,8 @@ class Rule:
         check: the single-object check, or ``None``.
         check_all: the cross-object check, or ``None``.
         module: the module's name.
-        cel: the rule's CEL (:class:`~trainops.policy.celrule.CelRule`) when it is written in CEL;
-            ``check`` then evaluates it (:func:`~trainops.policy.celrule.make_check`).
+        cel: the rule's CEL (:class:`~trainops.cel.celrule.CelRule`) when it is written in CEL;
+            ``check`` then evaluates it (:func:`~trainops.cel.celrule.make_check`).
     """
 
     id: str
@@ -200,9 +198,7 @@ class Rule:
             raise ValueError(f"policy rule {rule_id}: CONF and DEFAULT name different options")
         one, every = getattr(module, "check", None), getattr(module, "check_all", None)
         cel_rule = getattr(module, "CEL", None)
-        if cel_rule is not None:  # a CEL-written rule (trainops.policy.celrule): check() is derived
-            from trainops.policy.celrule import CelRule, make_check
-
+        if cel_rule is not None:  # a CEL-written rule (trainops.cel.celrule): check() is derived
             if not isinstance(cel_rule, CelRule) or one is not None or every is not None:
                 raise ValueError(
                     f"policy rule {rule_id}: CEL must be a CelRule, and then no check() is defined"

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from trainops.errors import SchemaError, UsageError
+from trainops.core.errors import SchemaError, UsageError
 from trainops.schemas.local import local_schema_dir
 
 if TYPE_CHECKING:

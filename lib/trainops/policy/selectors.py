@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trainops.kinds import KUBEFLOW_JOBS, PodSite, group_kind
+from trainops.core.kinds import KUBEFLOW_JOBS, PodSite, group_kind
 from trainops.policy.objects import ObjectSet, PerSequence, hashable
 from trainops.policy.pods import as_list, metadata_of, pod_templates
 

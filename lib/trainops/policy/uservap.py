@@ -21,13 +21,13 @@ as in a cluster. For each binding and each checked object (the creation of that 
   else the object's); none found with ``parameterNotFoundAction: Deny`` denies (``failed to configure
   binding: no params found for policy binding with `Deny` parameterNotFoundAction``, as the server
   says), with ``Allow`` skips;
-* evaluation: :class:`trainops.policy.admission.Program` (matchConditions, variables, validations,
+* evaluation: :class:`trainops.cel.admission.Program` (matchConditions, variables, validations,
   messageExpression, reason, failurePolicy; ``authorizer`` reported as skipped);
 * ``validationActions``: ``Deny`` → level error, ``Warn`` → warning, ``Audit`` alone → info.
 
 Findings carry rule ``admission-policy`` with the policy's name as keyword and message prefix
 (``<policy>: <message>``), at the object's file and line (a violation's path when a
-:func:`~trainops.policy.admission.violations` validation is used). A policy whose expressions do
+:func:`~trainops.cel.admission.violations` validation is used). A policy whose expressions do
 not compile is an error finding at the policy's own file and line (the API server refuses it).
 
 Source: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from trainops.errors import UsageError
-from trainops.findings import Finding, Issue, Level
-from trainops.kinds import CLUSTER_SCOPED, group_kind
-from trainops.policy.admission import MatchCondition, Program, Validation, Variable, parse_path
+from trainops.cel.admission import MatchCondition, Program, Validation, Variable, parse_path
+from trainops.core.errors import UsageError
+from trainops.core.findings import Finding, Issue, Level
+from trainops.core.kinds import CLUSTER_SCOPED, group_kind
 from trainops.policy.admission_rule import RULE
 from trainops.policy.pods import as_dict, as_list, as_str, labels_of, metadata_of
 from trainops.policy.selectors import matches

@@ -1,11 +1,11 @@
 """``trainops policy export-vap``: the CEL rules of the pack as ValidatingAdmissionPolicies, so the
 cluster enforces what CI checked.
 
-For every enabled CEL rule (:mod:`trainops.policy.celrule`), in rule ID order:
+For every enabled CEL rule (:mod:`trainops.cel.celrule`), in rule ID order:
 
 * a ``ConfigMap`` ``trainops-<rule-id>`` (in ``namespace``) holding the rule's options from the
-  effective config as strings (:func:`trainops.policy.admission.as_params`), when the rule has options;
-* per kind group (:func:`trainops.policy.celrule.kind_groups`; one group for rules without pod
+  effective config as strings (:func:`trainops.cel.admission.as_params`), when the rule has options;
+* per kind group (:func:`trainops.cel.celrule.kind_groups`; one group for rules without pod
   variables) a ``ValidatingAdmissionPolicy`` (``admissionregistration.k8s.io/v1``)
   ``trainops-<rule-id>[-<group>]``: ``failurePolicy: Fail``, ``paramKind: v1 ConfigMap`` (with
   options), ``matchConstraints.resourceRules`` for the group's kinds (operations CREATE and UPDATE,
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trainops.atomic import atomic_write
-from trainops.findings import Level
-from trainops.kinds import GroupKind
-from trainops.policy.admission import MatchCondition, Validation, Variable, as_params
-from trainops.policy.celrule import kind_groups, pod_variables
+from trainops.cel.admission import MatchCondition, Validation, Variable, as_params
+from trainops.cel.celrule import kind_groups, pod_variables
+from trainops.core.atomic import atomic_write
+from trainops.core.findings import Level
+from trainops.core.kinds import GroupKind
 from trainops.policy.config import PolicyConfig
 from trainops.policy.loader import Pack
 from trainops.policy.rule import Rule

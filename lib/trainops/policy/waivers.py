@@ -11,8 +11,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from trainops.findings import Issue
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue
+from trainops.core.rules import RuleInfo, register
 
 #: Annotation prefix of a waiver; the rule ID follows.
 PREFIX = "trainops.dev/waive-"

@@ -1,4 +1,4 @@
-"""Reporters: present a :class:`~trainops.findings.Result`; they never decide anything.
+"""Reporters: present a :class:`~trainops.core.findings.Result`; they never decide anything.
 
 Each format is one module with a ``render_<format>(result) -> str`` registered in :data:`REPORTERS`;
 :data:`FORMATS` (the ``--format`` choices) is derived from it, plus ``auto``, which picks
@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import TextIO
 
-from trainops.findings import Result
+from trainops.core.findings import Result
 from trainops.report.github import render_github
 from trainops.report.json_report import iter_json, render_json
 from trainops.report.junit import render_junit

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trainops.findings import Result
+from trainops.core.findings import Result
 from trainops.report.text import summary_line
 
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
 
-from trainops.findings import Finding, Result
+from trainops.core.findings import Finding, Result
 
 
 def _as_dict(finding: Finding) -> dict[str, object]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trainops.findings import Finding, Result
+from trainops.core.findings import Finding, Result
 from trainops.report.text import text_line
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from trainops import __version__
-from trainops.findings import Result
-from trainops.rules import RuleInfo, get
+from trainops.core.findings import Result
+from trainops.core.rules import RuleInfo, get
 
 
 def rule_descriptor(info: RuleInfo) -> dict[str, object]:

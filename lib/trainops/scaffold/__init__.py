@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainops.errors import UsageError
-from trainops.naming import DNS1123_LABEL, require
+from trainops.core.errors import UsageError
+from trainops.core.naming import DNS1123_LABEL, require
 from trainops.scaffold.register import register
 from trainops.scaffold.templates import KINDS, OPERATORS, TEMPLATES, Kind, Mount, Request, module_name
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 from trainops.scaffold.source import LINE_LENGTH
 
 

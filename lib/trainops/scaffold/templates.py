@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from trainops.kinds import KIND_TABLE, GroupKind, KindInfo
+from trainops.core.kinds import KIND_TABLE, GroupKind, KindInfo
 from trainops.scaffold.source import call, q, str_list
 
 Kind = Literal["pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve"]
@@ -337,7 +337,7 @@ TEMPLATES: dict[Kind, Callable[[Request], str]] = {
     "kserve": kserve,
 }
 
-#: Kind → further kinds its template emits besides its own (:attr:`trainops.kinds.KindInfo.scaffold`):
+#: Kind → further kinds its template emits besides its own (:attr:`trainops.core.kinds.KindInfo.scaffold`):
 #: the Katib experiment's trial is a PyTorchJob.
 ALSO_EMITS: dict[Kind, tuple[GroupKind, ...]] = {"katib": (("kubeflow.org", "PyTorchJob"),)}
 
@@ -346,7 +346,7 @@ def scaffolded(kind: Kind) -> KindInfo:
     """The entry of the kinds table that ``trainops new KIND`` scaffolds (``pytorchjob`` → PyTorchJob).
 
     Raises:
-        KeyError: no entry has that :attr:`~trainops.kinds.KindInfo.scaffold` kind.
+        KeyError: no entry has that :attr:`~trainops.core.kinds.KindInfo.scaffold` kind.
     """
     for info in KIND_TABLE.values():
         if info.scaffold == kind:
@@ -357,7 +357,7 @@ def scaffolded(kind: Kind) -> KindInfo:
 def operators(kind: Kind) -> tuple[tuple[str, ...], ...]:
     """What a target cluster must list in ``Cluster.operators`` for the app of ``kind`` to build: any
     one of the alternatives, each a set of operators all required (``()``: none). From the
-    :attr:`~trainops.kinds.KindInfo.operators` of the scaffolded kind and of :data:`ALSO_EMITS`."""
+    :attr:`~trainops.core.kinds.KindInfo.operators` of the scaffolded kind and of :data:`ALSO_EMITS`."""
     alternatives: list[tuple[str, ...]] = [(name,) for name in scaffolded(kind).operators]
     for key in ALSO_EMITS.get(kind, ()):
         alternatives = [(*alt, name) for alt in alternatives for name in KIND_TABLE[key].operators]

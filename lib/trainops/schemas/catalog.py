@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainops.errors import SchemaError
+from trainops.core.errors import SchemaError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _FIELDS = (

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trainops.errors import SchemaError
+from trainops.core.errors import SchemaError
 from trainops.schemas.catalog import MIRROR_ENV, CatalogEntry, default_cache_dir
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class SchemaSource:
     Args:
         mirror: read CRD files from ``<mirror>/<mirror_path>`` instead of their URLs. Default:
             ``None`` (the URLs).
-        offline: never fetch: a missing schema is a :class:`~trainops.errors.SchemaError` naming
+        offline: never fetch: a missing schema is a :class:`~trainops.core.errors.SchemaError` naming
             the ``trainops schemas sync`` command to run. Default: ``False``.
         census: counts a CRD version's CEL rules for the index (the validator's
             :func:`~trainops.validate.checks.cel.census`); ``None`` leaves it to validation.

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from trainops.errors import SchemaError
+from trainops.core.errors import SchemaError
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 
 #: Bump when what the index records or the conversion changes meaning, so caches are synced again:

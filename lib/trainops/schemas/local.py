@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from trainops.errors import SchemaError
+from trainops.core.errors import SchemaError
 
 #: (apiVersion, kind) → file name under ``local/``.
 LOCAL_SCHEMAS: dict[tuple[str, str], str] = {

@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from trainops.errors import SchemaError, UsageError
+from trainops.core.errors import SchemaError, UsageError
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry, load_catalog
 from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
 from trainops.schemas.fetch import FirstUse, SchemaSource, current_source

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trainops.atomic import atomic_write, staged_directory
-from trainops.errors import SchemaError
+from trainops.core.atomic import atomic_write, staged_directory
+from trainops.core.errors import SchemaError
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 from trainops.schemas.convert import convert_crd_schema
 from trainops.schemas.index import INDEX_VERSION, index_document, read_index
@@ -256,7 +256,7 @@ def sync(
     """Fetch, verify and convert every catalog entry into ``cache/schemas``.
 
     Skips the work when the cache index already matches the catalog digest, unless ``force``. The
-    cache directory is replaced atomically (:func:`trainops.atomic.staged_directory`) while
+    cache directory is replaced atomically (:func:`trainops.core.atomic.staged_directory`) while
     :func:`cache_lock` is held.
 
     Args:

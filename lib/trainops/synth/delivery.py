@@ -4,7 +4,7 @@ After the apps of a cluster are rendered, this step reads what they emitted and 
 needs to sync them (DESIGN.md decisions 4 and 5):
 
 - each app's **parts** (:func:`split_app`): a user writes one app per workload; its run-once
-  objects (:data:`trainops.kinds.RUN_ONCE`: jobs, TrainJobs, Experiments) go to a **training**
+  objects (:data:`trainops.core.kinds.RUN_ONCE`: jobs, TrainJobs, Experiments) go to a **training**
   Application and everything else (PVCs, monitors, dashboards, queues, runtimes, servers) to a
   **long-lived** one (:data:`~trainops.constructs.argocd_application.AppClass`). An app holding
   both becomes ``<cluster>-<app>`` and ``<cluster>-<app>-runs``, two Applications on the same
@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trainops.app import AppDef
-from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SYNC_OPTIONS, SYNC_WAVE
 from trainops.constructs.argocd_application import (
     CLUSTER_LABEL,
@@ -54,8 +53,9 @@ from trainops.constructs.argocd_application import (
 )
 from trainops.constructs.argocd_applicationset import ARGOCD_DIR, ApplicationSet
 from trainops.constructs.argocd_project import AppProject, Destination
-from trainops.errors import UsageError
-from trainops.kinds import (
+from trainops.core.cluster import Cluster
+from trainops.core.errors import UsageError
+from trainops.core.kinds import (
     CLUSTER_SCOPED,
     DEFAULT_PORT_CONTAINER,
     KIND_TABLE,
@@ -90,12 +90,12 @@ def run_once_files() -> str:
     """The files of run-once objects (``<kind>_<name>.yaml``, :func:`trainops.synth.normalise.file_name`)
     as an Argo CD ``directory`` glob, e.g. ``{job_*.yaml,pytorchjob_*.yaml}``: the training Application
     of a split app includes them, every long-lived Application excludes them. From
-    :data:`trainops.kinds.RUN_ONCE`, sorted."""
+    :data:`trainops.core.kinds.RUN_ONCE`, sorted."""
     return "{" + ",".join(sorted({f"{kind.lower()}_*.yaml" for _, kind in RUN_ONCE})) + "}"
 
 
 #: The container the Training Operator adds its default port to, per Kubeflow v1 kind
-#: (:attr:`trainops.kinds.KindInfo.default_port`; ``<Kind>DefaultContainerName`` in kubeflow/trainer
+#: (:attr:`trainops.core.kinds.KindInfo.default_port`; ``<Kind>DefaultContainerName`` in kubeflow/trainer
 #: v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``; MPIJob has no default port).
 DEFAULT_CONTAINER = DEFAULT_PORT_CONTAINER
 
@@ -127,7 +127,7 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
 
     - ``/spec/replicas`` of each workload an HPA scales (by name and namespace, from the HPA's
       ``scaleTargetRef``): the HPA owns it (Argo CD diffing.md, the ``/spec/replicas`` example);
-    - ``suspend`` of every run-once kind present (:attr:`trainops.kinds.KindInfo.suspend`: where
+    - ``suspend`` of every run-once kind present (:attr:`trainops.core.kinds.KindInfo.suspend`: where
       Kueue's job integrations, ``pkg/controller/jobs/*``, or a person suspend and resume it): Kueue
       owns it;
     - the fields the Training Operator defaults in Kubeflow v1 jobs (:func:`kubeflow_defaulted`)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 
 #: Seconds a synth waits for another to finish; ``TRAINOPS_LOCK_TIMEOUT`` overrides it.
 DEFAULT_TIMEOUT = 600.0

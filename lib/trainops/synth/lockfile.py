@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from trainops import __version__
-from trainops.errors import UsageError
-from trainops.kinds import group_of
+from trainops.core.errors import UsageError
+from trainops.core.kinds import group_of
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
 from trainops.synth.render import AppResult
 

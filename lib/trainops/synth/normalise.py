@@ -7,10 +7,10 @@ import re
 from typing import Any
 
 from trainops.app import AppDef
-from trainops.hashing import content_hash
-from trainops.kinds import CLUSTER_SCOPED, RUN_ONCE, group_kind
-from trainops.naming import PATH_SEGMENT
-from trainops.quantity import QuantityError, canonical_quantity
+from trainops.core.hashing import content_hash
+from trainops.core.kinds import CLUSTER_SCOPED, RUN_ONCE, group_kind
+from trainops.core.naming import PATH_SEGMENT
+from trainops.core.quantity import QuantityError, canonical_quantity
 
 SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
 TEAM_LABEL = "trainops.dev/team"
@@ -51,7 +51,7 @@ def normalise(obj: dict[str, Any], app_def: AppDef) -> dict[str, Any]:
     ``version``, ``managed-by: trainops``, ``trainops.dev/team`` and, on run-once objects named
     ``<base>-<hash6>``, ``trainops.dev/run-of: <base>``. The annotation
     ``trainops.dev/spec-hash`` is the sha256 (16 hex digits) of everything but ``metadata``
-    and ``status``. Cluster-scoped kinds (:data:`trainops.kinds.CLUSTER_SCOPED`) lose the
+    and ``status``. Cluster-scoped kinds (:data:`trainops.core.kinds.CLUSTER_SCOPED`) lose the
     ``metadata.namespace`` a cdk8s Chart gives every object.
 
     Raises:

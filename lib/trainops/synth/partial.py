@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from trainops.app import AppDef
-from trainops.cluster import Cluster
+from trainops.core.cluster import Cluster
 from trainops.project import Project
 from trainops.synth.delivery import ARGOCD_OPERATOR, class_members, deliver
 from trainops.synth.lockfile import read_lock

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from trainops.app import AppDef, build_chart
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import run_checks
 from trainops.constructs._core.props import plain
-from trainops.errors import UsageError
+from trainops.core.cluster import Cluster
+from trainops.core.errors import UsageError
 from trainops.project import Project
 from trainops.synth.normalise import file_name, normalise
 from trainops.user_code import app_error, apps_dir_of, user_output

@@ -6,8 +6,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from trainops.atomic import atomic_write, normalise_modes, remove_leftovers, staged_directories
-from trainops.errors import UsageError
+from trainops.core.atomic import atomic_write, normalise_modes, remove_leftovers, staged_directories
+from trainops.core.errors import UsageError
 from trainops.synth.lockfile import lock_file
 from trainops.synth.render import AppResult
 
@@ -40,8 +40,8 @@ def write_tree(
     """Replace ``out/<cluster>`` for each cluster with the files of ``tree``, all clusters or none.
 
     Every cluster directory is written in full to a temporary sibling (each file through a temporary
-    file and a rename, :func:`~trainops.atomic.atomic_write`), then all are swapped into place
-    together with interrupts held (:func:`~trainops.atomic.staged_directories`): an exception or
+    file and a rename, :func:`~trainops.core.atomic.atomic_write`), then all are swapped into place
+    together with interrupts held (:func:`~trainops.core.atomic.staged_directories`): an exception or
     Ctrl-C at any point leaves ``out`` exactly as it was. Paths are confined to ``out``: every part
     of a path must be a plain file or directory name, whatever an object's name is.
 
@@ -50,7 +50,7 @@ def write_tree(
     is ever changed in place, so sharing its inode is safe), or are written when linking fails.
 
     Directories a killed earlier write left beside a cluster's (``.<cluster>.old.<random>``) are
-    removed first (:func:`~trainops.atomic.remove_leftovers`).
+    removed first (:func:`~trainops.core.atomic.remove_leftovers`).
 
     Raises:
         UsageError: a cluster name or a path in ``tree`` is not a plain relative path inside ``out``.

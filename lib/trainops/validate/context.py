@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainops.findings import Issue
-from trainops.kinds import PodSite, pod_templates
-from trainops.rules import RuleInfo
+from trainops.core.findings import Issue
+from trainops.core.kinds import PodSite, pod_templates
+from trainops.core.rules import RuleInfo
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 
 UnknownKinds = Literal["error", "warning", "skip"]
@@ -52,7 +52,7 @@ class DocumentContext:
     _pod_sites: list[PodSite] | None = field(default=None, repr=False)
 
     def pod_sites(self) -> list[PodSite]:
-        """:func:`trainops.kinds.pod_templates` of ``data``, found once per document (several families
+        """:func:`trainops.core.kinds.pod_templates` of ``data``, found once per document (several families
         look at the pod specs; checks do not modify ``data``)."""
         if self._pod_sites is None:
             self._pod_sites = pod_templates(self.data)
@@ -68,8 +68,8 @@ class Check:
     """A check family: its registered rule and the function yielding its issues for a document.
 
     Args:
-        rule: the family's :class:`~trainops.rules.RuleInfo` (every issue it yields carries ``rule.id``).
-        run: ``run(context)`` yields :class:`~trainops.findings.Issue` s; it must not raise on odd
+        rule: the family's :class:`~trainops.core.rules.RuleInfo` (every issue it yields carries ``rule.id``).
+        run: ``run(context)`` yields :class:`~trainops.core.findings.Issue` s; it must not raise on odd
             input (values of unexpected types are the schema family's to report).
     """
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from trainops.findings import Finding, Issue, Level, Result
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Finding, Issue, Level, Result
+from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.checks import CHECKS
 from trainops.validate.checks.deprecated_api import api_version_issues

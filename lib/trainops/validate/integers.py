@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import Parts
+from trainops.core.findings import Issue
+from trainops.core.kinds import Parts
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1

@@ -1,7 +1,7 @@
 """Validate large inputs across forked processes: the scheduler concerns of the engine.
 
 Inputs of :data:`trainops.pipeline.PARALLEL_BYTES` or more are split into units (whole files up to
-:data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by forked workers (:mod:`trainops.forking`);
+:data:`CHUNK_BYTES`, larger files at ``---`` document boundaries) and validated by forked workers (:mod:`trainops.core.forking`);
 findings come back in the order and with the document indices of a serial run. Imported only
 when an input is that large.
 """
@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from trainops.errors import UsageError
-from trainops.findings import Finding, Result
+from trainops.core.errors import UsageError
+from trainops.core.findings import Finding, Result
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import relax_gc, validate_guarded
@@ -168,7 +168,7 @@ def validate_parallel(
     Args:
         progress: called as ``progress(done_units, total_units)`` after each unit.
     """
-    from trainops.forking import fork_map  # here, not at module level: most runs never fork (start-up)
+    from trainops.core.forking import fork_map  # here, not at module level: most runs never fork (start-up)
 
     global _WORKER
     units: list[Unit] = []

@@ -25,7 +25,7 @@ from functools import cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from trainops.errors import UsageError
+from trainops.core.errors import UsageError
 
 if TYPE_CHECKING:
     import yaml

@@ -33,10 +33,10 @@ from typing import Any
 import yaml
 
 from trainops import _accel as accel
-from trainops.credentials import document_secrets, redact
-from trainops.errors import UsageError
-from trainops.findings import Finding, Issue, json_path
-from trainops.rules import RuleInfo, register
+from trainops.core.credentials import document_secrets, redact
+from trainops.core.errors import UsageError
+from trainops.core.findings import Finding, Issue, json_path
+from trainops.core.rules import RuleInfo, register
 from trainops.yaml import limits
 
 YAML = register(
@@ -162,7 +162,7 @@ def one_line(text: str) -> str:
 
 
 def _secrets_of(document: Document, data: Any) -> tuple[str, ...]:
-    """The document's literal credentials (:func:`~trainops.credentials.document_secrets`), which no
+    """The document's literal credentials (:func:`~trainops.core.credentials.document_secrets`), which no
     message may quote."""
     return document_secrets(data)
 

@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainops.findings import Finding, Level
+from trainops.core.findings import Finding, Level
 from trainops.yaml.load import YAML
 
 #: Bytes looked at for a NUL byte, as git does to call a file binary (``buffer_is_binary``).

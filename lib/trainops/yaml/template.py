@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from trainops.findings import Finding
+from trainops.core.findings import Finding
 from trainops.yaml.load import YAML
 
 #: A line ending a mapping value or sequence item with a block scalar indicator (``key: |-``, ``- >``).

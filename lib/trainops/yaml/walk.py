@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainops.errors import UsageError
-from trainops.findings import Finding
+from trainops.core.errors import UsageError
+from trainops.core.findings import Finding
 from trainops.yaml.load import YAML_SUFFIXES
 from trainops.yaml.source import finding
 

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from trainops.constructs._core.emission import Emitted
-from trainops.hashing import content_hash
-from trainops.naming import DNS1123_LABEL, NameSyntax, require
-from trainops.nodeenv import configure_node
+from trainops.core.hashing import content_hash
+from trainops.core.naming import DNS1123_LABEL, NameSyntax, require
+from trainops.core.nodeenv import configure_node
 
 configure_node()
 
@@ -84,15 +84,15 @@ def require_name(
     construct: str, prop: str, value: str, *, max_length: int = 63, syntax: NameSyntax = DNS1123_LABEL
 ) -> str:
     """Check that ``value`` is a name of ``syntax`` (default: DNS-1123 label) of at most
-    ``max_length`` characters; :func:`trainops.naming.require` for constructs.
+    ``max_length`` characters; :func:`trainops.core.naming.require` for constructs.
 
     Args:
         construct: construct class name for the message, e.g. ``"PyTorchJob"``.
         prop: prop name for the message, e.g. ``"name"``.
         value: the proposed name.
         max_length: maximum length in characters. Default: 63.
-        syntax: :data:`~trainops.naming.DNS1123_LABEL` (default) or
-            :data:`~trainops.naming.DNS1035_LABEL` (Services, Kubeflow jobs).
+        syntax: :data:`~trainops.core.naming.DNS1123_LABEL` (default) or
+            :data:`~trainops.core.naming.DNS1035_LABEL` (Services, Kubeflow jobs).
 
     Raises:
         ValueError: quoting the construct, prop and value.

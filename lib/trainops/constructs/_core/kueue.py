@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from trainops.cluster import Cluster
-from trainops.naming import DNS1123_LABEL, require
+from trainops.core.cluster import Cluster
+from trainops.core.naming import DNS1123_LABEL, require
 
 GROUP: Final = "kueue.x-k8s.io"
 #: The label that hands a workload to a LocalQueue (``constants.QueueLabel``).

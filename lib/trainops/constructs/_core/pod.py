@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trainops.cluster import Cluster
 from trainops.constructs._core.base import require_name
 from trainops.constructs._core.props import require_path
 from trainops.constructs._core.protocols import AccessMode, ClaimSource
-from trainops.quantity import Quantity
+from trainops.core.cluster import Cluster
+from trainops.core.quantity import Quantity
 
 ACCESS_MODES: tuple[AccessMode, ...] = ("ReadWriteOnce", "ReadWriteMany", "ReadOnlyMany", "ReadWriteOncePod")
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ParamSpec, TypeVar
 
-from trainops.credentials import literal_problem
-from trainops.naming import label_value_problem, qualified_name_problem
-from trainops.quantity import Quantity, QuantityError, parse_quantity
+from trainops.core.credentials import literal_problem
+from trainops.core.naming import label_value_problem, qualified_name_problem
+from trainops.core.quantity import Quantity, QuantityError, parse_quantity
 
 # Docker reference grammar (distribution/reference): [host[:port]/]path[:tag][@digest].
 _IMAGE_HOST = re.compile(r"^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+)(?::[0-9]+)?$")
@@ -198,7 +198,7 @@ def require_labels(construct: str, prop: str, labels: Mapping[str, str]) -> dict
 
 def require_env(construct: str, prop: str, env: Mapping[str, str]) -> dict[str, str]:
     """Check environment variable names (letters, digits, '_', '.', '-', not starting with a digit)
-    and that every value is a string and no literal credential (:func:`trainops.credentials.literal_problem`:
+    and that every value is a string and no literal credential (:func:`trainops.core.credentials.literal_problem`:
     detect-secrets patterns, or a password/secret/token/key by its name); return a plain dict in the order given.
 
     Raises:

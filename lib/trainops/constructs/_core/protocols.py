@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from trainops.cluster import Cluster
+    from trainops.core.cluster import Cluster
 
 #: PersistentVolumeClaim access modes (core/v1 ``PersistentVolumeAccessMode``).
 AccessMode = Literal["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"]

@@ -41,11 +41,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.argocd import APPLICATION_KINDS
 from trainops.policy.pods import dig, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "app-finalizer"
 LEVEL: Level = "warning"

@@ -54,11 +54,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KUBEFLOW_JOBS
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KUBEFLOW_JOBS
+from trainops.core.rules import register
 from trainops.policy.pods import as_str, dig, main_container, replicas_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "checkpoint-volume"
 LEVEL: Level = "warning"

@@ -48,13 +48,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.argocd import APPLICATION_KINDS, app_spec
 from trainops.policy.index import ObjectIndex
 from trainops.policy.pods import as_dict, as_list, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "destination-namespace"
 LEVEL: Level = "error"

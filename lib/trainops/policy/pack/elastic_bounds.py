@@ -52,10 +52,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.pods import dig, main_container, replicas_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "elastic-bounds"
 LEVEL: Level = "error"

@@ -51,11 +51,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.pods import Container, all_containers, as_list, dig, templated
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "ephemeral-storage"
 LEVEL: Level = "warning"

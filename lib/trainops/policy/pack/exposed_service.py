@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainops.findings import Level
-from trainops.policy.admission import Variable, violations
-from trainops.policy.celrule import CelRule
+from trainops.cel.admission import Variable, violations
+from trainops.cel.celrule import CelRule
+from trainops.core.findings import Level
+from trainops.core.rules import register
 from trainops.policy.rule import describe
-from trainops.rules import register
 
 ID = "exposed-service"
 LEVEL: Level = "error"

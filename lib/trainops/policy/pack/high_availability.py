@@ -45,11 +45,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.pods import as_dict, as_str, dig, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "high-availability"
 LEVEL: Level = "warning"

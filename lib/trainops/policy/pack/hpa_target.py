@@ -50,12 +50,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.index import HPA, ObjectIndex, where
 from trainops.policy.pods import all_containers, as_dict, dig, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "hpa-target"
 LEVEL: Level = "error"

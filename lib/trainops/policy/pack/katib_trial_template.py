@@ -74,11 +74,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KIND_TABLE
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KIND_TABLE
+from trainops.core.rules import register
 from trainops.policy.pods import as_list, as_str, containers, dig, pod_templates
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "katib-trial-template"
 LEVEL: Level = "error"
@@ -92,7 +92,7 @@ _META = re.compile(r"^\$\{trialSpec\.(.+)\}$")
 _META_KEYS = ("Name", "Namespace", "Kind", "APIVersion", "Labels", "Annotations")
 _BASE = ("spec", "trialTemplate")
 #: Trial kinds whose success and failure conditions Katib's defaulting webhook fills in, by name as
-#: Katib matches them (:attr:`trainops.kinds.KindInfo.trial_conditions`).
+#: Katib matches them (:attr:`trainops.core.kinds.KindInfo.trial_conditions`).
 DEFAULTED_CONDITIONS = frozenset(info.kind for info in KIND_TABLE.values() if info.trial_conditions)
 
 

@@ -44,12 +44,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KindGroup, group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KindGroup, group_kind
+from trainops.core.rules import register
 from trainops.policy.index import where as index_where
 from trainops.policy.pods import as_str, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "kueue-queue"
 LEVEL: Level = "error"
@@ -61,7 +61,7 @@ RULE = register(describe(ID, LEVEL, __doc__))
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: Kinds Kueue's job integrations manage (kueue ``pkg/controller/jobs``).
 _ALSO_QUEUED = frozenset({("batch", "Job"), ("ray.io", "RayJob"), ("ray.io", "RayCluster")})
-#: (training jobs, :data:`trainops.kinds.TRAINING_JOBS`, and the others Kueue integrates).
+#: (training jobs, :data:`trainops.core.kinds.TRAINING_JOBS`, and the others Kueue integrates).
 QUEUED_KINDS = KindGroup(lambda info: info.training or info.key in _ALSO_QUEUED)
 LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
 

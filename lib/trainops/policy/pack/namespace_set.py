@@ -32,11 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import CLUSTER_SCOPED, group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import CLUSTER_SCOPED, group_kind
+from trainops.core.rules import register
 from trainops.policy.pods import metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "namespace-set"
 LEVEL: Level = "error"

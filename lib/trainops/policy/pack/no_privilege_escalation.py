@@ -37,12 +37,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainops.findings import Level
-from trainops.policy.admission import Variable, violations
-from trainops.policy.celrule import CelRule
+from trainops.cel.admission import Variable, violations
+from trainops.cel.celrule import CelRule
+from trainops.core.findings import Level
+from trainops.core.rules import register
 from trainops.policy.pods import POD_KINDS
 from trainops.policy.rule import describe
-from trainops.rules import register
 
 ID = "no-privilege-escalation"
 LEVEL: Level = "error"
@@ -52,7 +52,7 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 #: Each container (ephemeral ones excepted: they take no security context changes) without
-#: ``allowPrivilegeEscalation: false`` (on a patch of a pod spec, :attr:`~trainops.kinds.PodSite.partial`, only an explicit true).
+#: ``allowPrivilegeEscalation: false`` (on a patch of a pod spec, :attr:`~trainops.core.kinds.PodSite.partial`, only an explicit true).
 CEL = CelRule(
     pods=True,
     variables=(

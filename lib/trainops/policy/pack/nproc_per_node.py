@@ -54,7 +54,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.pods import (
     Container,
     dig,
@@ -65,7 +66,6 @@ from trainops.policy.pods import (
     replicas_of,
 )
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "nproc-per-node"
 LEVEL: Level = "error"

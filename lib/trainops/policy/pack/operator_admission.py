@@ -50,12 +50,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KUBEFLOW_JOBS, REPLICA_SPECS_FIELD, group_kind
-from trainops.naming import DNS1035_LABEL, DNS1123_SUBDOMAIN
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KUBEFLOW_JOBS, REPLICA_SPECS_FIELD, group_kind
+from trainops.core.naming import DNS1035_LABEL, DNS1123_SUBDOMAIN
+from trainops.core.rules import register
 from trainops.policy.pods import TRAINING_CONTAINER, dig, labels_of, metadata_of, replicas_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "operator-admission"
 LEVEL: Level = "error"

@@ -40,11 +40,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.argocd import APPLICATION_KINDS, app_spec, sources
 from trainops.policy.pods import as_dict, as_list, dig
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "pinned-revision"
 LEVEL: Level = "error"

@@ -57,12 +57,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import WORKLOADS
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import WORKLOADS
+from trainops.core.rules import register
 from trainops.policy.images import is_model_server
 from trainops.policy.pods import all_containers
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "probes"
 LEVEL: Level = "error"

@@ -41,10 +41,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.argocd import SYNC_OPTIONS, sync_options
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "protect-data"
 LEVEL: Level = "error"

@@ -62,12 +62,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.index import ObjectIndex
 from trainops.policy.pods import as_list, as_str, containers, dig, metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "pvc-access-mode"
 LEVEL: Level = "error"

@@ -37,13 +37,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.index import ObjectIndex
 from trainops.policy.pods import as_str, dig, metadata_of
 from trainops.policy.rbac import BINDINGS, CLUSTER_ROLE, ROLE_BINDING, role_rules
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "rbac-cluster-admin"
 LEVEL: Level = "error"

@@ -41,11 +41,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.rbac import CLUSTER_ROLE, READ_VERBS, ROLES, role_rules
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "rbac-secrets"
 LEVEL: Level = "warning"

@@ -38,10 +38,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.rbac import ROLES, role_rules
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "rbac-wildcard"
 LEVEL: Level = "warning"

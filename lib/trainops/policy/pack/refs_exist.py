@@ -51,12 +51,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import Parts
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import Parts
+from trainops.core.rules import register
 from trainops.policy.index import ObjectIndex, where
 from trainops.policy.pods import as_dict, as_list, containers, metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "refs-exist"
 LEVEL: Level = "error"

@@ -43,10 +43,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.pods import POD_KINDS, all_containers
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 #: KServe's mutating webhook (``InferenceServiceDefaulter.Default`` → ``setResourceRequirementDefaults``,
 #: ``pkg/apis/serving/v1beta1/inference_service_defaults.go``) sets the cpu and memory requests and limits

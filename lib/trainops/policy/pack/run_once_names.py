@@ -46,11 +46,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import RUN_ONCE
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import RUN_ONCE
+from trainops.core.rules import register
 from trainops.policy.pods import metadata_of
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "run-once-names"
 LEVEL: Level = "error"

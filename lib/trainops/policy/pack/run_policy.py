@@ -49,12 +49,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainops.findings import Level
-from trainops.kinds import KUBEFLOW_JOBS
-from trainops.policy.admission import Variable, violations
-from trainops.policy.celrule import CelRule
+from trainops.cel.admission import Variable, violations
+from trainops.cel.celrule import CelRule
+from trainops.core.findings import Level
+from trainops.core.kinds import KUBEFLOW_JOBS
+from trainops.core.rules import register
 from trainops.policy.rule import describe
-from trainops.rules import register
 
 #: The API server's default ``backoffLimit`` of a batch/v1 Job (``SetDefaults_Job``).
 JOB_BACKOFF_LIMIT = 6

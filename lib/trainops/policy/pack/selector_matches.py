@@ -42,12 +42,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import SELECTOR_WORKLOADS
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import SELECTOR_WORKLOADS
+from trainops.core.rules import register
 from trainops.policy.pods import dig
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import matches
-from trainops.rules import register
 
 ID = "selector-matches"
 LEVEL: Level = "error"

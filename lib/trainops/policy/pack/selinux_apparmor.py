@@ -43,11 +43,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from trainops.findings import Issue, Level
-from trainops.kinds import Parts
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import Parts
+from trainops.core.rules import register
 from trainops.policy.pods import POD_KINDS, as_dict, containers, dig, pod_annotations, pod_templates, show
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "selinux-apparmor"
 LEVEL: Level = "error"

@@ -33,10 +33,10 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.argocd import sync_options
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "server-side-apply"
 LEVEL: Level = "error"

@@ -58,12 +58,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.pods import dig
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, service_pods
-from trainops.rules import register
 
 ID = "service-selects-pods"
 LEVEL: Level = "error"

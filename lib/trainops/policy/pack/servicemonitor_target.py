@@ -53,13 +53,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import group_kind
+from trainops.core.rules import register
 from trainops.policy.objects import hashable, of_kind
 from trainops.policy.pods import as_list, containers, dig, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
 from trainops.policy.selectors import all_pods, matches
-from trainops.rules import register
 
 ID = "servicemonitor-target"
 LEVEL: Level = "error"

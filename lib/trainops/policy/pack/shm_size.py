@@ -44,7 +44,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from trainops.findings import Issue, Level
+from trainops.core.findings import Issue, Level
+from trainops.core.rules import register
 from trainops.policy.pods import (
     POD_KINDS,
     Container,
@@ -57,7 +58,6 @@ from trainops.policy.pods import (
     resource,
 )
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "shm-size"
 LEVEL: Level = "error"

@@ -67,13 +67,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KindGroup, group_kind
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KindGroup, group_kind
+from trainops.core.rules import register
 from trainops.policy.argocd import SYNC_WAVE, sync_wave
 from trainops.policy.objects import hashable
 from trainops.policy.pods import metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
-from trainops.rules import register
 
 ID = "sync-waves"
 LEVEL: Level = "warning"

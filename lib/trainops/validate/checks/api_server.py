@@ -77,8 +77,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final, TypeGuard
 
-from trainops.findings import Issue
-from trainops.kinds import (
+from trainops.core.findings import Issue
+from trainops.core.kinds import (
     CLUSTER_SCOPED,
     EMBEDDED_OBJECTS,
     POD_TEMPLATE_SITES,
@@ -88,7 +88,7 @@ from trainops.kinds import (
     group_of,
     walk,
 )
-from trainops.naming import (
+from trainops.core.naming import (
     ANNOTATIONS_MAX_BYTES,
     CRONJOB_NAME_MAX,
     DNS1035_LABEL,
@@ -101,10 +101,10 @@ from trainops.naming import (
     label_value_problem,
     qualified_name_problem,
 )
-from trainops.naming import byte_len as _byte_len
-from trainops.naming import quoted as _q
-from trainops.quantity import QuantityError, parse_quantity
-from trainops.rules import RuleInfo, register
+from trainops.core.naming import byte_len as _byte_len
+from trainops.core.naming import quoted as _q
+from trainops.core.quantity import QuantityError, parse_quantity
+from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
 RULE = register(
@@ -785,7 +785,7 @@ def _clean_entry(name: str, raw: str | int | float) -> tuple[Fraction | int, boo
 
 @lru_cache(maxsize=4096)
 def quantity_value(raw: str | int | float) -> Fraction | None:
-    """The exact value of a quantity (:func:`trainops.quantity.parse_quantity`), or ``None`` when it
+    """The exact value of a quantity (:func:`trainops.core.quantity.parse_quantity`), or ``None`` when it
     is not one. Cached: manifests repeat the same few quantities."""
     try:
         return parse_quantity(raw).value

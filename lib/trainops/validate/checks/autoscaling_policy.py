@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import GroupKind, Parts, group_of
-from trainops.naming import DNS1123_LABEL, PATH_SEGMENT, qualified_name_problem
+from trainops.core.findings import Issue
+from trainops.core.kinds import GroupKind, Parts, group_of
+from trainops.core.naming import DNS1123_LABEL, PATH_SEGMENT, qualified_name_problem
 from trainops.validate.checks.api_server import quantity_value
 from trainops.validate.checks.go_helpers import (
     at_least,

@@ -1,6 +1,6 @@
 """CRD validation rules (``x-kubernetes-validations``) evaluated offline (rule ``cel``).
 
-The rules are compiled once per schema with :class:`trainops.validate.cel.CelValidator` (cel-expr-python
+The rules are compiled once per schema with :class:`trainops.cel.crd_rules.CelValidator` (cel-expr-python
 plus the Kubernetes CEL libraries) and cached with the schema. Transition rules (``oldSelf``) need
 the stored object and are skipped.
 """
@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from trainops.findings import Issue, parse_json_path
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue, parse_json_path
+from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
 
 if TYPE_CHECKING:
-    from trainops.validate.cel import CelValidator
+    from trainops.cel.crd_rules import CelValidator
 
 RULE = register(
     RuleInfo(
@@ -39,7 +39,7 @@ def validator_for(schema: KindSchema) -> CelValidator | None:
         return None  # built-in kinds; CRD versions whose census has nothing to evaluate
     cached = schema.extras.get(RULE.id)
     if cached is None:
-        from trainops.validate.cel import CelValidator  # cel-expr-python: imported only for CRDs
+        from trainops.cel.crd_rules import CelValidator  # cel-expr-python: imported only for CRDs
 
         built = CelValidator.for_schema(schema.openapi)
         cached = schema.extras[RULE.id] = built if built.has_rules else False
@@ -64,7 +64,7 @@ def census(openapi: dict[str, Any]) -> dict[str, int]:
     rules), ``errors`` (failed to compile); the census ``trainops schemas sync`` records."""
     if "x-kubernetes-validations" not in json.dumps(openapi):
         return {"rules": 0, "evaluated": 0, "skipped": 0, "errors": 0}
-    from trainops.validate.cel import CelValidator
+    from trainops.cel.crd_rules import CelValidator
 
     counts = CelValidator.for_schema(openapi).census
     return {

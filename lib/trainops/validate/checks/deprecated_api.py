@@ -61,9 +61,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from trainops.findings import Issue, Level
-from trainops.kinds import KIND_TABLE, KUBEFLOW_JOBS
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue, Level
+from trainops.core.kinds import KIND_TABLE, KUBEFLOW_JOBS
+from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
 RULE = register(
@@ -215,7 +215,7 @@ _V1_JOBS = tuple(
 
 def _removed(version: str, operator: str) -> tuple[str, ...]:
     """The ``kubeflow.org`` kinds whose ``version`` ``operator`` stopped serving
-    (:attr:`trainops.kinds.KindInfo.removed`)."""
+    (:attr:`trainops.core.kinds.KindInfo.removed`)."""
     return tuple(
         info.kind
         for info in KIND_TABLE.values()

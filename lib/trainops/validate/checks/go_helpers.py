@@ -15,9 +15,9 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any, Final, TypeGuard, cast
 
-from trainops.findings import Issue
-from trainops.kinds import GroupKind, KindGroup, Parts, group_of
-from trainops.naming import quoted
+from trainops.core.findings import Issue
+from trainops.core.kinds import GroupKind, KindGroup, Parts, group_of
+from trainops.core.naming import quoted
 from trainops.validate.checks import api_server
 from trainops.validate.checks.api_server import RULE
 from trainops.validate.context import Check, DocumentContext
@@ -179,7 +179,7 @@ def family(
 
     Args:
         run: the family's checks of one document.
-        kinds: kind names, or a :class:`trainops.kinds.KindGroup` (``(group, kind)``, looked up in
+        kinds: kind names, or a :class:`trainops.core.kinds.KindGroup` (``(group, kind)``, looked up in
             the kinds table at each document).
     """
     group = kinds if isinstance(kinds, KindGroup) else None

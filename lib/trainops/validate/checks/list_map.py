@@ -47,8 +47,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from trainops.findings import Issue
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue
+from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
 

@@ -29,9 +29,9 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import GroupKind, Parts, group_of
-from trainops.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from trainops.core.findings import Issue
+from trainops.core.kinds import GroupKind, Parts, group_of
+from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN
 from trainops.validate.checks.api_server import port_name_problem
 from trainops.validate.checks.go_helpers import (
     choices,

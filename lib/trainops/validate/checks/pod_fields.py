@@ -1,8 +1,8 @@
 """API-server checks of pod and container fields (rule ``api-server``), per pod template.
 
 Mirrors ``ValidatePodSpec`` and what it calls in k8s.io/kubernetes ``pkg/apis/core/validation/
-validation.go`` (v1.36), for every pod template of :data:`trainops.kinds.POD_TEMPLATE_SITES` (found
-with :func:`trainops.kinds.pod_templates`; Katib trial templates included, ``${…}`` placeholders
+validation.go`` (v1.36), for every pod template of :data:`trainops.core.kinds.POD_TEMPLATE_SITES` (found
+with :func:`trainops.core.kinds.pod_templates`; Katib trial templates included, ``${…}`` placeholders
 skipped; volumes, tolerations and node affinity are in :mod:`.pod_volumes`). Keywords and the Go
 function each mirrors:
 
@@ -54,9 +54,9 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import POD_TEMPLATE_SITES, WORKLOADS, KindGroup, Parts, PodSite
-from trainops.naming import DNS1123_LABEL
+from trainops.core.findings import Issue
+from trainops.core.kinds import POD_TEMPLATE_SITES, WORKLOADS, KindGroup, Parts, PodSite
+from trainops.core.naming import DNS1123_LABEL
 from trainops.validate.checks.go_helpers import (
     MAX_INT32,
     at_least,
@@ -135,7 +135,7 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
     """Issues of one pod spec (``ValidatePodSpec``).
 
     Args:
-        site: the pod spec and its place (:func:`trainops.kinds.pod_templates`).
+        site: the pod spec and its place (:func:`trainops.core.kinds.pod_templates`).
     """
     spec, parts, templated = site.spec, site.parts, site.templated
     containers = spec.get("containers")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import Parts
+from trainops.core.findings import Issue
+from trainops.core.kinds import Parts
 from trainops.validate.checks.go_helpers import enum, get, is_int, issue, off, placeholder, show
 from trainops.validate.checks.services_storage import pvc_spec
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from trainops.findings import Issue
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue
+from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
 

@@ -1,7 +1,7 @@
 """``secret-literal``: no literal credential in a manifest; reference a Secret instead.
 
 Every string value of every document is scanned with detect-secrets' pattern detectors (private
-keys, cloud access keys, API tokens, JWTs, passwords in URLs; see :mod:`trainops.credentials`), and
+keys, cloud access keys, API tokens, JWTs, passwords in URLs; see :mod:`trainops.core.credentials`), and
 container ``env`` entries and ConfigMap ``data`` keys named like a password, secret, token or key
 must not hold a literal value. A ``Secret`` itself may carry data only as ``stringData``/``data``
 written by hand outside git; in a committed manifest its values are literals too, so they are
@@ -33,15 +33,15 @@ import binascii
 from collections.abc import Iterator
 from typing import Any
 
-from trainops.credentials import (
+from trainops.core.credentials import (
     credential_in,
     literal_problem,
     marked,
     secret_like,
     walk_strings,
 )
-from trainops.findings import Issue
-from trainops.rules import RuleInfo, register
+from trainops.core.findings import Issue
+from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
 RULE = register(
@@ -75,9 +75,9 @@ def check(context: DocumentContext) -> Iterator[Issue]:
 
 def _may_hold_literal(data: Any) -> bool:
     """Whether :func:`_problem` can flag a string of ``data`` (not a Secret or ConfigMap): some string
-    holds a marker the detectors need (:func:`~trainops.credentials.marked`, searched once over all
+    holds a marker the detectors need (:func:`~trainops.core.credentials.marked`, searched once over all
     strings joined by line breaks, which no marker contains), or an ``env`` entry has a string
-    ``value`` and a ``name`` that pass :func:`~trainops.credentials.secret_like`, the first test of the
+    ``value`` and a ``name`` that pass :func:`~trainops.core.credentials.secret_like`, the first test of the
     check by name. ``False`` is exact; one walk over the collections instead of a call per string."""
     strings: list[str] = []
     stack: list[Any] = [data]

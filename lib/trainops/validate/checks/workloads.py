@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
 
-from trainops.findings import Issue
-from trainops.kinds import EMBEDDED_OBJECTS, GroupKind, Parts, group_of, walk
+from trainops.core.findings import Issue
+from trainops.core.kinds import EMBEDDED_OBJECTS, GroupKind, Parts, group_of, walk
 from trainops.validate.checks.go_helpers import (
     at_least,
     enum,

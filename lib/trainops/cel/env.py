@@ -1,9 +1,9 @@
 """CEL plumbing shared by the validator (CRD ``x-kubernetes-validations``) and the policy engine
 (CEL-written rules and ValidatingAdmissionPolicies): cel-expr-python environments with the
-Kubernetes libraries of :mod:`trainops.cel_k8s`, checked compilation, readable errors and
-YAML-to-CEL values.
+Kubernetes libraries of :mod:`trainops.cel.k8s`, checked compilation and readable errors
+(YAML-to-CEL values: :mod:`trainops.cel.values`).
 
-It sits in the bottom layer (``pyproject.toml`` import-linter contracts) so that
+It sits in :mod:`trainops.cel`, below both (``pyproject.toml`` import-linter contracts), so that
 :mod:`trainops.validate` and :mod:`trainops.policy`, which may not import each other, share one
 CEL runtime. ``cel_expr_python`` is imported here, so importing this module costs its start-up
 (about 0.1 s); callers that may not need CEL import it lazily.
@@ -22,15 +22,11 @@ cel-expr-python cannot be told to enforce, so the conformance suite checks it.
 
 from __future__ import annotations
 
-import base64
-import datetime
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from cel_expr_python import cel
 
-from trainops import cel_k8s
+from trainops.cel import k8s
 
 _CROSS_NUMERIC = re.compile(
     r"found no matching overload for '_(?:<|<=|>|>=)_' applied to '\((?:int|uint|double), (?:int|uint|double)\)'"
@@ -38,7 +34,7 @@ _CROSS_NUMERIC = re.compile(
 
 #: The admission environment's extensions: the validator's plus the lists extension (``flatten``).
 #: Not ``cel.bind``: kube-apiserver v1.36 refuses it in admission policies ("undeclared reference to 'cel'").
-ADMISSION_ENV_CONFIG_YAML = cel_k8s.ENV_CONFIG_YAML + '  - name: "lists"\n'
+ADMISSION_ENV_CONFIG_YAML = k8s.ENV_CONFIG_YAML + '  - name: "lists"\n'
 
 #: Variables of the admission environment (``compile.go``: ``ObjectVarName`` ... ``VariableVarName``).
 ADMISSION_VARIABLES: tuple[str, ...] = (
@@ -59,7 +55,7 @@ def admission_env() -> cel.Env:
     if not _ADMISSION_ENV:
         config = cel.NewEnvConfigFromYaml(ADMISSION_ENV_CONFIG_YAML)
         variables = {name: cel.Type.DYN for name in ADMISSION_VARIABLES}
-        _ADMISSION_ENV.append(cel.NewEnv(config=config, variables=variables, extensions=[cel_k8s.library()]))
+        _ADMISSION_ENV.append(cel.NewEnv(config=config, variables=variables, extensions=[k8s.library()]))
     return _ADMISSION_ENV[0]
 
 
@@ -136,21 +132,3 @@ def _without_object_data(text: str) -> str:
     if expected:
         detail += f" (expected {expected})"
     return text[: match.start()] + detail
-
-
-def plain(raw: Any) -> Any:
-    """YAML data → the JSON-like value the API server would see (string keys, RFC 3339 strings)."""
-    if raw is None or isinstance(raw, bool | int | float | str):
-        return raw
-    if isinstance(raw, Mapping):
-        return {str(k): plain(v) for k, v in raw.items()}
-    if isinstance(raw, list | tuple):
-        return [plain(v) for v in raw]
-    if isinstance(raw, datetime.datetime):
-        stamp = raw if raw.tzinfo is not None else raw.replace(tzinfo=datetime.UTC)
-        return stamp.isoformat().replace("+00:00", "Z")
-    if isinstance(raw, datetime.date):
-        return raw.isoformat()
-    if isinstance(raw, bytes):
-        return base64.b64encode(raw).decode()
-    return str(raw)

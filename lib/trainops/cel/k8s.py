@@ -28,7 +28,7 @@ cel-cpp extensions     strings (version 2), optional types (``?.``, ``[?k]``, ``
 Sources: https://kubernetes.io/docs/reference/using-api/cel/ and
 https://github.com/kubernetes/kubernetes/tree/master/staging/src/k8s.io/apiserver/pkg/cel/library
 (semantics and error texts follow those files; quantities are parsed by
-:func:`trainops.quantity.parse_quantity`, URLs by a port of Go's ``net/url`` parser, IP addresses
+:func:`trainops.core.quantity.parse_quantity`, URLs by a port of Go's ``net/url`` parser, IP addresses
 with the rules of Go's ``net/netip`` as Kubernetes applies them).
 
 What cel-expr-python 0.1.3 allows, and how this module copes (found by experiment):
@@ -55,7 +55,7 @@ What cel-expr-python 0.1.3 allows, and how this module copes (found by experimen
   ``indexOf``/``lastIndexOf`` (``[self.?a].isSorted()``): that crashes. Only a rule author can
   write it (manifest data never holds optionals), and no upstream CRD does.
 * Checker options cannot be set: cross-type numeric comparisons (``1 < 1.5``), which Kubernetes
-  enables, fail type checking; :mod:`trainops.validate.cel` recompiles such rules unchecked, and the
+  enables, fail type checking; :mod:`trainops.cel.crd_rules` recompiles such rules unchecked, and the
   runtime compares mixed numbers correctly.
 
 Not provided (a rule using them fails to compile and is reported as such): the format, semver,
@@ -78,7 +78,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from trainops.quantity import QuantityError, parse_quantity
+from trainops.core.quantity import QuantityError, parse_quantity
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -1,5 +1,5 @@
 """Offline evaluation of ValidatingAdmissionPolicy CEL (``admissionregistration.k8s.io/v1``), the
-one evaluator of CEL-written pack rules (:mod:`trainops.policy.celrule`) and of the policies users
+one evaluator of CEL-written pack rules (:mod:`trainops.cel.celrule`) and of the policies users
 place in ``policies/`` (:mod:`trainops.policy.uservap`).
 
 Shapes::
@@ -105,7 +105,7 @@ class Variable:
     """A named CEL expression (``Variable``), visible to later ones as ``variables.<name>``.
 
     ``per_object``: the value depends on ``object`` and earlier ``per_object`` variables only (the
-    generated pod variables of :mod:`trainops.policy.celrule`), so it is computed once per object and
+    generated pod variables of :mod:`trainops.cel.celrule`), so it is computed once per object and
     shared by every program evaluating that object (default ``False``).
 
     ``native``: for a ``per_object`` variable, a Python function of the object value
@@ -159,7 +159,7 @@ class _Compiled:
 def _compile(source: str) -> _Compiled:
     from cel_expr_python import cel
 
-    from trainops.celexpr import admission_env, clean_error, compile_checked
+    from trainops.cel.env import admission_env, clean_error, compile_checked
 
     try:
         program, _ = compile_checked(admission_env(), source)
@@ -213,7 +213,7 @@ class _Runtime:
 def _runtime() -> _Runtime:
     from cel_expr_python import cel
 
-    from trainops.celexpr import admission_env, clean_error
+    from trainops.cel.env import admission_env, clean_error
 
     return _Runtime(cel.Type.ERROR, admission_env().Activation, clean_error)
 
@@ -284,8 +284,8 @@ def _activation(
 @lru_cache(maxsize=4096)
 def _bound(source: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
     """:func:`_referenced` as sorted tuples (the order the activation key lists them in), names limited
-    to the admission variables (:data:`trainops.celexpr.ADMISSION_VARIABLES`, the only bindings)."""
-    from trainops.celexpr import ADMISSION_VARIABLES
+    to the admission variables (:data:`trainops.cel.env.ADMISSION_VARIABLES`, the only bindings)."""
+    from trainops.cel.env import ADMISSION_VARIABLES
 
     names, variable_names = _referenced(source)
     bound = tuple(sorted(names.intersection(ADMISSION_VARIABLES)))
@@ -372,7 +372,7 @@ _INEXACT = [False]
 
 
 def _cel_data(raw: Any, drop_empty: bool) -> Any:
-    """``raw`` as CEL data, in one pass: plain JSON-like values (:func:`trainops.celexpr.plain`) without
+    """``raw`` as CEL data, in one pass: plain JSON-like values (:func:`trainops.cel.values.plain`) without
     null mapping entries (what a typed decoding keeps) and, with ``drop_empty`` (built-in kinds),
     without empty mappings and lists inside mappings (what Go's ``omitempty`` drops).
 
@@ -436,7 +436,7 @@ def _cel_data(raw: Any, drop_empty: bool) -> Any:
         return mapped
     if isinstance(raw, list | tuple):
         return [_cel_data(item, drop_empty) for item in raw]
-    from trainops.celexpr import plain
+    from trainops.cel.values import plain
 
     return plain(raw)
 

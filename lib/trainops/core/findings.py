@@ -72,7 +72,7 @@ class Issue:
     Args:
         parts: path inside the document, e.g. ``("spec", "containers", 0, "name")``; ``()`` is the root.
         message: one line: what is wrong, the actual value and the limit.
-        rule: the ID of a rule registered in :mod:`trainops.rules` (e.g. ``api-server``, ``schema``).
+        rule: the ID of a rule registered in :mod:`trainops.core.rules` (e.g. ``api-server``, ``schema``).
         keyword: the schema keyword, CEL rule or named check that failed, when applicable.
         level: ``error`` (default), ``warning`` or ``info``.
     """

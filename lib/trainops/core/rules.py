@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from trainops.errors import UsageError
-from trainops.findings import Level
+from trainops.core.errors import UsageError
+from trainops.core.findings import Level
 
 Family = Literal["validation", "policy"]
 

@@ -39,7 +39,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, cast
 
-from trainops.findings import json_path
+from trainops.core.findings import json_path
 
 #: ``(API group, kind)``; the core group is ``""``.
 GroupKind = tuple[str, str]

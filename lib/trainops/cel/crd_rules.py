@@ -38,17 +38,17 @@ validation.go`` and ``compilation.go``, ``k8s.io/apiserver/pkg/cel/common/{schem
   a type mismatch in the data ...) yields ``rule evaluation error: <detail>`` at the rule's position.
 * The Kubernetes CEL environment: strings extension v2, optional syntax (``?.``, ``[?k]``,
   ``.orValue()``), sets, two-variable comprehensions, and the Kubernetes libraries in
-  :mod:`trainops.cel_k8s` (lists, regex, URLs, quantity, IP, CIDR).
+  :mod:`trainops.cel.k8s` (lists, regex, URLs, quantity, IP, CIDR).
 
 Not reproduced: cost limits (not needed offline); order-insensitive equality of
 ``x-kubernetes-list-type: set/map`` lists; compile-time rejection of undeclared fields (objects
 are ``map(string, dyn)``, so ``self.typo`` fails at run time as a "no such key" evaluation error);
 cross-type numeric comparisons (``self.replicas < 1.5``) are not accepted by the cel-cpp type
 checker, so such rules are compiled without type checking and checked at run time instead; the
-format, semver, image and authz libraries (see :mod:`trainops.cel_k8s` for the reasons).
+format, semver, image and authz libraries (see :mod:`trainops.cel.k8s` for the reasons).
 
 What was learnt about cel-expr-python 0.1.3 (the official cel-cpp wrapper) is documented in
-:mod:`trainops.cel_k8s`. Two more points matter here: ``NewEnvConfigFromYaml`` is the way
+:mod:`trainops.cel.k8s`. Two more points matter here: ``NewEnvConfigFromYaml`` is the way
 to enable cel-cpp's own extensions (sets, two-variable comprehensions), and evaluation never raises
 for data problems: errors come back as values of type ``ERROR`` whose text starts with a status code
 (``OUT_OF_RANGE: integer overflow``), which :func:`_clean_error` strips.
@@ -67,10 +67,10 @@ from typing import Any, Final, Literal
 
 from cel_expr_python import cel
 
-from trainops import cel_k8s
-from trainops.celexpr import clean_error as _clean_error
-from trainops.celexpr import compile_checked as _compile
-from trainops.celexpr import plain as _plain
+from trainops.cel import k8s
+from trainops.cel.env import clean_error as _clean_error
+from trainops.cel.env import compile_checked as _compile
+from trainops.cel.values import plain as _plain
 
 #: Why a transition rule is not evaluated (the reason recorded in the census).
 TRANSITION_REASON: Final = (
@@ -202,8 +202,8 @@ class _Node:
     subtree_has_rules: bool = False
 
 
-_ENV_CONFIG = cel.NewEnvConfigFromYaml(cel_k8s.ENV_CONFIG_YAML)
-_BIND_ENV_CONFIG = cel.NewEnvConfigFromYaml(cel_k8s.ENV_CONFIG_YAML + '  - name: "bindings"\n')
+_ENV_CONFIG = cel.NewEnvConfigFromYaml(k8s.ENV_CONFIG_YAML)
+_BIND_ENV_CONFIG = cel.NewEnvConfigFromYaml(k8s.ENV_CONFIG_YAML + '  - name: "bindings"\n')
 _ENVS: dict[tuple[str, str], cel.Env] = {}
 
 
@@ -216,7 +216,7 @@ def _env(flavour: str, type_key: str, self_type: cel.Type) -> cel.Env:
         if flavour == "old":
             variables["oldSelf"] = self_type
         config = _BIND_ENV_CONFIG if flavour == "bind" else _ENV_CONFIG
-        env = cel.NewEnv(config=config, variables=variables, extensions=[cel_k8s.library()])
+        env = cel.NewEnv(config=config, variables=variables, extensions=[k8s.library()])
         _ENVS[key] = env
     return env
 
@@ -289,7 +289,7 @@ def _parse_field_path(text: str) -> tuple[str, ...]:
 
 def _json_path(parts: Iterable[_PathPart]) -> str:
     """``["spec", "containers", 0]`` → ``$.spec.containers[0]``; odd keys as ``['app.kubernetes.io/name']``
-    (the same rendering as :func:`trainops.findings.json_path`)."""
+    (the same rendering as :func:`trainops.core.findings.json_path`)."""
     out = ["$"]
     for part in parts:
         if isinstance(part, int):

@@ -1,5 +1,5 @@
 """Single-object policy rules written in CEL, the way a ValidatingAdmissionPolicy is written, so the
-same rule runs in CI (offline, :mod:`trainops.policy.admission`) and in the cluster
+same rule runs in CI (offline, :mod:`trainops.cel.admission`) and in the cluster
 (``trainops policy export-vap``, :mod:`trainops.policy.vap`).
 
 A CEL rule module has the yamllint shape of every rule (``ID``, ``LEVEL``, ``KINDS``, ``CONF``,
@@ -12,14 +12,14 @@ A CEL rule module has the yamllint shape of every rule (``ID``, ``LEVEL``, ``KIN
     )
 
 Expressions see what a ValidatingAdmissionPolicy sees: ``object``, ``request``, ``params`` (a
-ConfigMap whose ``data`` holds the rule's options as strings, :func:`trainops.policy.admission.as_params`:
+ConfigMap whose ``data`` holds the rule's options as strings, :func:`trainops.cel.admission.as_params`:
 ``params.data['require-digest'] == 'true'``), ``variables``. A validation built with
-:func:`~trainops.policy.admission.violations` lists ``{'path': '$.json.path', 'message': '...'}``
+:func:`~trainops.cel.admission.violations` lists ``{'path': '$.json.path', 'message': '...'}``
 maps, so offline findings carry the JSON path (and line) of each offending field, like Python rules.
 
 Pod templates: with ``pods=True`` two variables come first, generated per kind group from
-:mod:`trainops.kinds` (:data:`~trainops.kinds.POD_TEMPLATE_SITES`,
-:data:`~trainops.kinds.POD_SPEC_SITES`, :data:`~trainops.kinds.EMBEDDED_OBJECTS`), so one
+:mod:`trainops.core.kinds` (:data:`~trainops.core.kinds.POD_TEMPLATE_SITES`,
+:data:`~trainops.core.kinds.POD_SPEC_SITES`, :data:`~trainops.core.kinds.EMBEDDED_OBJECTS`), so one
 expression reaches every pod spec of a Deployment, Job, CronJob, each Kubeflow replica spec,
 JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial template:
 
@@ -27,7 +27,7 @@ JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial templat
   'partial': bool, 'extra': [{'path': ..., 'value': <Container>}]}`` (``templated``: inside a Katib
   trial template, where ``${trialParameters.x}`` placeholders stand; ``partial``: a patch of a pod spec
   defined elsewhere, whose missing fields are not missing; ``extra``: containers of the site's slots,
-  e.g. KServe ``predictor.model``, :class:`trainops.kinds.SpecSite`);
+  e.g. KServe ``predictor.model``, :class:`trainops.core.kinds.SpecSite`);
 * ``variables.containers``: a list of ``{'path': '<pod path>.containers[0]', 'field': 'containers',
   'name': <container name>, 'value': <Container>, 'templated': bool, 'partial': bool}`` over init,
   regular and ephemeral containers of every pod spec, then its slots' containers (as ``containers``),
@@ -47,10 +47,20 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from trainops.findings import Issue
-from trainops.kinds import (
+from trainops.cel.admission import (
+    NOT_NATIVE,
+    MatchCondition,
+    Program,
+    Validation,
+    Variable,
+    as_params,
+    cel_exact,
+    parse_path,
+)
+from trainops.core.findings import Issue
+from trainops.core.kinds import (
     CONTAINER_FIELDS,
     EACH_ITEM,
     EACH_VALUE,
@@ -65,19 +75,6 @@ from trainops.kinds import (
     slot_name,
     walk,
 )
-from trainops.policy.admission import (
-    NOT_NATIVE,
-    MatchCondition,
-    Program,
-    Validation,
-    Variable,
-    as_params,
-    cel_exact,
-    parse_path,
-)
-
-if TYPE_CHECKING:  # pragma: no cover - types only
-    from trainops.policy.rule import CheckOne, Context
 
 #: Names of the generated pod variables.
 POD_SPECS = "podSpecs"
@@ -135,7 +132,7 @@ def _unlit(literal: str) -> str:
 
 
 def _key_piece(var: str) -> str:
-    """The JSON path piece of a map key held in CEL variable ``var`` (as :func:`trainops.findings.json_path`)."""
+    """The JSON path piece of a map key held in CEL variable ``var`` (as :func:`trainops.core.findings.json_path`)."""
     return f"({var}.matches('^[A-Za-z_][A-Za-z0-9_-]*$') ? '.' + {var} : '[\\'' + {var} + '\\']')"
 
 
@@ -152,8 +149,8 @@ Leaf = Callable[[str, str], str]
 
 def _walk(expr: str, path: list[str], steps: tuple[str, ...], depth: int, leaf: Leaf) -> str:
     """CEL for the list of leaves at ``steps`` below ``expr`` (``"*"``/``"[]"`` as in
-    :class:`trainops.kinds.TemplateSite`); ``leaf(expr, path)`` is the CEL list for one leaf.
-    Values of the wrong type on the way are skipped, as :func:`trainops.kinds.walk` does (the API
+    :class:`trainops.core.kinds.TemplateSite`); ``leaf(expr, path)`` is the CEL list for one leaf.
+    Values of the wrong type on the way are skipped, as :func:`trainops.core.kinds.walk` does (the API
     server refuses such objects before admission; offline they must not fail the rule). Consecutive
     fields are tested in one ``&&`` chain (CEL parsers balance those), which keeps the expression
     shallow: parsers bound nesting (cel-cpp: 32 levels)."""
@@ -182,7 +179,7 @@ _SLOT_DEPTH = 20
 
 
 def _slot_leaf(name: str) -> Leaf:
-    """Leaf of a single-container slot; ``name`` is what an unnamed one goes by (:func:`trainops.kinds.slot_name`)."""
+    """Leaf of a single-container slot; ``name`` is what an unnamed one goes by (:func:`trainops.core.kinds.slot_name`)."""
     return lambda expr, path: f"[{{'path': dyn({path}), 'value': dyn({expr}), 'name': dyn({_lit(name)})}}]"
 
 
@@ -238,7 +235,7 @@ class _Site:
 
 
 def _sites(key: GroupKind) -> list[_Site]:
-    """The pod spec locations of a kind (template sites end in ``spec``), as :func:`trainops.kinds.pod_templates`."""
+    """The pod spec locations of a kind (template sites end in ``spec``), as :func:`trainops.core.kinds.pod_templates`."""
     sites = [_Site((*site.path, "spec")) for site in POD_TEMPLATE_SITES.get(key, ())]
     return sites + [_Site(s.spec_path, s.partial, s.slots) for s in POD_SPEC_SITES.get(key, ())]
 
@@ -325,7 +322,7 @@ def pod_variables(key: GroupKind) -> tuple[Variable, ...]:
 # (the CEL of _walk and CONTAINERS_EXPRESSION, step by step); the rules' own expressions still run in
 # CEL. Pod specs under a mapping (EACH_VALUE) come in the mapping's order, where CEL iterates in its
 # own order: findings are sorted, so the report does not change. On exact values (no nulls, plain
-# dicts and lists) trainops.kinds.walk steps exactly as _walk's tests do.
+# dicts and lists) trainops.core.kinds.walk steps exactly as _walk's tests do.
 
 _KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # _key_piece's RE2 '^...$' matches the whole key
 
@@ -333,7 +330,7 @@ _KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # _key_piece's RE2 '^...$' m
 def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] | None:
     """``variables.podSpecs`` of :func:`pod_specs_expression` in Python, for objects of kind ``key``
     (``None`` for kinds embedding objects, Katib's: those keep the CEL). The function returns
-    :data:`~trainops.policy.admission.NOT_NATIVE` for an object that does not convert exactly."""
+    :data:`~trainops.cel.admission.NOT_NATIVE` for an object that does not convert exactly."""
     if key in EMBEDDED_OBJECTS or key in WRAPPED_OBJECTS:
         return None
     sites = tuple(_sites(key))
@@ -364,7 +361,7 @@ def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] 
 
 def _cel_path(parts: tuple[str | int, ...]) -> str:
     """The path text the CEL of :func:`_walk` builds for ``parts`` (:func:`_field_piece` and
-    :func:`_key_piece`: names are not escaped, unlike :func:`trainops.findings.json_path`)."""
+    :func:`_key_piece`: names are not escaped, unlike :func:`trainops.core.findings.json_path`)."""
     return "$" + "".join(
         f"[{part}]" if isinstance(part, int) else "." + part if _KEY_TEXT.fullmatch(part) else f"['{part}']"
         for part in parts
@@ -373,7 +370,7 @@ def _cel_path(parts: tuple[str | int, ...]) -> str:
 
 def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
     """``variables.containers`` (:data:`CONTAINERS_EXPRESSION`) in Python, from ``variables.podSpecs``;
-    :data:`~trainops.policy.admission.NOT_NATIVE` when podSpecs failed or ``value`` (the object) does
+    :data:`~trainops.cel.admission.NOT_NATIVE` when podSpecs failed or ``value`` (the object) does
     not convert exactly."""
     specs = variables.get(POD_SPECS)
     if type(specs) is not list or not cel_exact(value):
@@ -423,7 +420,7 @@ def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
 def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind, ...]]]:
     """``kinds`` split into groups whose pod specs sit at the same places (one exported policy each),
     named after their kind (``pytorchjob``; a group of several kinds after Deployment, or its first
-    kind in :data:`~trainops.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
+    kind in :data:`~trainops.core.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
     by_expression: dict[str, list[GroupKind]] = {}
     order = {
         key: index
@@ -461,18 +458,22 @@ def params_object(rule_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def make_check(rule_id: str, cel_rule: CelRule) -> CheckOne:
+#: ``check(conf, obj, ctx)`` of a CEL rule: a :data:`trainops.policy.rule.CheckOne` (``ctx`` unused).
+CelCheck = Callable[[Mapping[str, Any], dict[str, Any], Any], Iterator[Issue]]
+
+
+def make_check(rule_id: str, cel_rule: CelRule) -> CelCheck:
     """The ``check(conf, obj, ctx)`` of a CEL rule: its decisions on ``obj`` as issues (a violation at
     its path; a plain validation, or an evaluation error, at the object).
 
     Per rule, the program of each kind and the parameter object of each set of options are built once
     (the same parameter object for equal options, so evaluations binding ``params`` reuse their
-    activations: :func:`trainops.policy.admission._activation`); so is the parsed path of each
+    activations: :func:`trainops.cel.admission._activation`); so is the parsed path of each
     violation path."""
     programs: dict[GroupKind | None, Program] = {}
     params_of: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
 
-    def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
+    def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Any) -> Iterator[Issue]:
         key = group_kind(obj)
         program = programs.get(key)
         if program is None:
@@ -493,7 +494,7 @@ def make_check(rule_id: str, cel_rule: CelRule) -> CheckOne:
 
 @lru_cache(maxsize=4096)
 def _parts(path: str) -> tuple[str | int, ...]:
-    """:func:`~trainops.policy.admission.parse_path` of a violation's path; ``()`` (the object) for a
+    """:func:`~trainops.cel.admission.parse_path` of a violation's path; ``()`` (the object) for a
     path it refuses."""
     try:
         return parse_path(path)

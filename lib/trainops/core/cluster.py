@@ -1,0 +1,207 @@
+"""Target cluster facts that drive what constructs emit and how validation runs.
+
+A :class:`Cluster` is declared in ``apps/clusters.py`` (DESIGN.md decision 2). Constructs read it
+to pick the API a target has (storage class, GPU resource name, taints, operator versions) and the
+validator reads ``kubernetes_version`` and ``operators`` to select schemas.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from trainops.core.naming import DNS1123_LABEL, require
+
+OperatorName = Literal[
+    "training-operator",
+    "trainer",
+    "mpi-operator",
+    "katib",
+    "kueue",
+    "kserve",
+    "prometheus-operator",
+    "argo-cd",
+    "jobset",
+]
+
+_MINOR = re.compile(r"^1\.(\d+)$")
+#: A pinned git revision: a full commit SHA or a release tag such as ``v1.4.0`` / ``2026.11.1``.
+PINNED_REVISION = re.compile(r"^(?:[0-9a-f]{40}|v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]+)?)$")
+#: How a cluster's apps reach Argo CD (see :mod:`trainops.synth.delivery`).
+DeliveryMode = Literal["applicationset", "applications"]
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A node taint that GPU pods must tolerate (Kubernetes core/v1 Taint).
+
+    Args:
+        key: taint key, e.g. ``nvidia.com/gpu``.
+        effect: ``NoSchedule`` | ``PreferNoSchedule`` | ``NoExecute``. Default: ``NoSchedule``.
+        value: taint value; ``None`` means tolerate with operator ``Exists``. Default: ``None``.
+    """
+
+    key: str
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    value: str | None = None
+
+    def toleration(self) -> dict[str, str]:
+        """Return the core/v1 Toleration that tolerates this taint."""
+        if self.value is None:
+            return {"key": self.key, "operator": "Exists", "effect": self.effect}
+        return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
+
+
+@dataclass(frozen=True)
+class ExternalObject:
+    """An object the cluster has that trainops does not render (for policy cross-object rules).
+
+    Args:
+        kind: e.g. ``PersistentVolumeClaim``, ``Secret``, ``ConfigMap``, ``ServiceAccount``,
+            ``LocalQueue``, ``PriorityClass``, ``StorageClass``.
+        name: ``metadata.name``.
+        namespace: ``metadata.namespace``; ``None`` for cluster-scoped kinds.
+    """
+
+    kind: str
+    name: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One target cluster.
+
+    Args:
+        name: DNS-1123 label; the directory under ``generated/``.
+        kubernetes_version: the target minor as ``"1.N"``, e.g. ``"1.34"``; selects core schemas.
+        operators: installed operators and their release tags, e.g.
+            ``{"training-operator": "v1.9.4", "prometheus-operator": "v0.93.0"}``.
+        storage_classes: role → StorageClass name; roles used by constructs are ``"default"``
+            (RWO block storage) and ``"shared"`` (RWX file storage such as NAS).
+        gpu_resource: extended resource name of GPUs. Default: ``nvidia.com/gpu``.
+        rdma_resource: extended resource name of RDMA HCAs, or ``None``. Default: ``rdma/hca``.
+        gpu_taints: taints on GPU nodes that GPU pods tolerate. Default: ``nvidia.com/gpu`` NoSchedule.
+        gpu_node_selector: node labels that select GPU nodes. Default: none.
+        argocd_server: Argo CD destination server URL. Default: in-cluster. Register the cluster in
+            Argo CD with the labels ``trainops.dev/cluster=<name>`` and
+            ``trainops.dev/cluster-class=<class>`` (the ApplicationSets select clusters by them).
+        prometheus_labels: labels the cluster's Prometheus selects monitors by (its
+            ``podMonitorSelector``/``serviceMonitorSelector``, e.g. ``{"release": "kube-prometheus-stack"}``).
+            Default: none.
+        prometheus_namespace: namespace Prometheus runs in (NetworkPolicy scrape rules). Default: ``monitoring``.
+        ingress_namespace: namespace of the ingress controller (NetworkPolicy serving rules).
+            Default: ``ingress-nginx``.
+        kueue_namespace_labels: labels Kueue's ``managedJobsNamespaceSelector`` matches (Kueue's
+            default selector matches every namespace but kube-system and kueue-system). Default: none.
+        gpu_types: GPU model name → node labels that select nodes with it, e.g.
+            ``{"a100": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}`` (GPU feature discovery
+            labels). Default: none.
+        spot_taints: taints on spot/preemptible nodes. Default: none.
+        spot_node_labels: node labels of spot/preemptible nodes. Default: none.
+        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
+            or ``None``. Default: ``None``.
+        kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
+        external: objects that exist in the cluster without being rendered (PVCs, Secrets,
+            queues, ...), seen by cross-object policy rules. Default: none.
+        cluster_class: clusters of one class share one ApplicationSet per team, app class and namespace
+            and one AppProject per team (their Argo CD objects are written under the first
+            cluster of the class). Default: ``name`` (a class of its own).
+        protected: the cluster syncs a pinned revision only (a tag or a full commit SHA,
+            :data:`PINNED_REVISION`), so a merge to the default branch does not reach it until the
+            pin moves; ``trainops diff`` flags every change to it. Default: ``False``.
+        target_revision: the git revision Argo CD syncs for this cluster. Default: ``"HEAD"``.
+        delivery: ``"applicationset"`` (ApplicationSets with a cluster and a git directory
+            generator) or ``"applications"`` (one plain Application per app). Default:
+            ``"applicationset"``.
+        repo_url: the git repository holding ``generated/``. Default:
+            ``https://git.example.com/ml/platform.git``.
+        argocd_namespace: the namespace Argo CD runs in (its Applications, ApplicationSets and
+            AppProjects live there). Default: ``"argocd"``.
+
+    Raises:
+        ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
+            protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``.
+    """
+
+    name: str
+    kubernetes_version: str
+    operators: dict[str, str] = field(default_factory=dict)
+    storage_classes: dict[str, str] = field(default_factory=lambda: {"default": "standard"})
+    gpu_resource: str = "nvidia.com/gpu"
+    rdma_resource: str | None = "rdma/hca"
+    gpu_taints: tuple[Taint, ...] = (Taint("nvidia.com/gpu"),)
+    gpu_node_selector: dict[str, str] = field(default_factory=dict)
+    argocd_server: str = "https://kubernetes.default.svc"
+    prometheus_labels: dict[str, str] = field(default_factory=dict)
+    prometheus_namespace: str = "monitoring"
+    ingress_namespace: str = "ingress-nginx"
+    kueue_namespace_labels: dict[str, str] = field(default_factory=dict)
+    gpu_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    spot_taints: tuple[Taint, ...] = ()
+    spot_node_labels: dict[str, str] = field(default_factory=dict)
+    gang_scheduler: str | None = None
+    kueue_namespaces: tuple[str, ...] = ()
+    external: tuple[ExternalObject, ...] = ()
+    cluster_class: str | None = None
+    protected: bool = False
+    target_revision: str = "HEAD"
+    delivery: DeliveryMode = "applicationset"
+    repo_url: str = "https://git.example.com/ml/platform.git"
+    argocd_namespace: str = "argocd"
+
+    def __post_init__(self) -> None:
+        require(DNS1123_LABEL, "Cluster", "name", self.name)
+        if not _MINOR.match(self.kubernetes_version):
+            raise ValueError(
+                f"Cluster kubernetes_version={self.kubernetes_version!r}: expected '1.N', e.g. '1.34'"
+            )
+        self._check_delivery()
+
+    def _check_delivery(self) -> None:
+        """Check the Argo CD delivery fields (see the class docstring)."""
+        if self.cluster_class is not None:
+            require(DNS1123_LABEL, "Cluster", "cluster_class", self.cluster_class)
+        require(DNS1123_LABEL, "Cluster", "argocd_namespace", self.argocd_namespace)
+        if self.delivery not in ("applicationset", "applications"):
+            raise ValueError(
+                f"Cluster delivery={self.delivery!r}: must be 'applicationset' or 'applications'"
+            )
+        if not self.target_revision or any(c.isspace() for c in self.target_revision):
+            raise ValueError(f"Cluster target_revision={self.target_revision!r}: not a git revision")
+        if self.protected and not PINNED_REVISION.match(self.target_revision):
+            raise ValueError(
+                f"Cluster {self.name!r} protected=True target_revision={self.target_revision!r}: "
+                "a protected cluster must pin a tag (e.g. 'v1.4.0') or a full commit SHA"
+            )
+
+    @property
+    def delivery_class(self) -> str:
+        """The cluster class: ``cluster_class`` or ``name``."""
+        return self.cluster_class or self.name
+
+    @property
+    def kubernetes_minor(self) -> int:
+        """The minor version as an int, e.g. 34 for ``"1.34"``."""
+        match = _MINOR.match(self.kubernetes_version)
+        assert match is not None
+        return int(match.group(1))
+
+    def has_operator(self, name: str) -> bool:
+        """Whether the operator ``name`` (a key of ``operators``) is installed."""
+        return name in self.operators
+
+    def storage_class(self, role: str) -> str:
+        """Return the StorageClass for ``role``.
+
+        Raises:
+            ValueError: the cluster declares no storage class for that role.
+        """
+        try:
+            return self.storage_classes[role]
+        except KeyError:
+            known = ", ".join(sorted(self.storage_classes)) or "none"
+            raise ValueError(
+                f"cluster {self.name!r} has no storage class for role {role!r} (declared: {known})"
+            ) from None
