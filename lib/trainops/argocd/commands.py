@@ -33,7 +33,7 @@ from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_value
 from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
-from trainops.yaml.load import one_line
+from trainops.core.findings import one_line
 
 SERVER_ENV = "ARGOCD_SERVER"
 """Environment variable with the server, as the argocd CLI reads it."""

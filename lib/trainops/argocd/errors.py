@@ -8,7 +8,7 @@ authentication: trainops could not get a trustworthy answer from Argo CD). Exit 
 from __future__ import annotations
 
 from trainops.core.errors import EXIT_USAGE, TrainopsError
-from trainops.yaml.load import one_line
+from trainops.core.findings import one_line
 
 
 class ArgoCDError(TrainopsError):

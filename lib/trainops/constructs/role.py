@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.props import require_labels
+from trainops.constructs.role_binding import RoleBinding, Subject
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.core.naming import DNS1123_SUBDOMAIN
-
-if TYPE_CHECKING:
-    from trainops.constructs.role_binding import RoleBinding, Subject
 
 _KIND = "Role"
 
@@ -173,8 +171,6 @@ class Role(ObjectConstruct):
         Returns:
             The new :class:`~trainops.constructs.role_binding.RoleBinding`.
         """
-        from trainops.constructs.role_binding import RoleBinding
-
         self._bindings += 1
         suffix = "" if self._bindings == 1 else f"-{self._bindings}"
         return RoleBinding(

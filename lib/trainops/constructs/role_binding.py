@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
+from trainops.constructs._core.protocols import Grantable
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.team_namespace import PLATFORM_WAVE
 from trainops.core.naming import DNS1123_SUBDOMAIN
-
-if TYPE_CHECKING:
-    from trainops.constructs.role import Role
 
 _KIND = "RoleBinding"
 
@@ -28,7 +26,7 @@ class RoleBinding(ObjectConstruct):
     Args:
         scope: the parent construct (``Role.bind`` uses the Role).
         id: construct id.
-        role: the granted Role.
+        role: the granted Role (a :class:`~trainops.constructs._core.protocols.Grantable`: its ``name``).
         subjects: ``ServiceAccount`` constructs or ServiceAccount names, at least one, no repeats.
         name: binding name, a DNS-1123 subdomain. Default: the Role's name.
 
@@ -47,7 +45,7 @@ class RoleBinding(ObjectConstruct):
         scope: Construct,
         id: str,
         *,
-        role: Role,
+        role: Grantable,
         subjects: Sequence[Subject],
         name: str | None = None,
     ) -> None:
@@ -90,6 +88,6 @@ class RoleBinding(ObjectConstruct):
         emit(self, obj)
 
     @property
-    def role(self) -> Role:
+    def role(self) -> Grantable:
         """The granted Role."""
         return self._role

@@ -157,3 +157,12 @@ def parse_json_path(path: str) -> tuple[str | int, ...]:
             parts.append(re.sub(r"\\(.)", r"\1", quoted))
         position = match.end()
     return tuple(parts)
+
+
+def one_line(text: str) -> str:
+    """Text quoting values from a document (messages, kinds, names, paths) as one printable line:
+    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped, so a
+    finding is one line in every report (found by ``make fuzz``)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

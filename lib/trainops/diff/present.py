@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from trainops.core.findings import one_line
 from trainops.diff.compare import Change, FieldChange, Skipped, TreeDiff
-from trainops.yaml.load import one_line
 
 #: How each change kind reads in a heading.
 _VERB = {

@@ -11,6 +11,7 @@ lower-cased) plus ``generated/<cluster>/lock.json`` (object identity → file, s
 
 from __future__ import annotations
 
+from trainops.synth.delivery import render_project
 from trainops.synth.lockfile import lock_file
 from trainops.synth.normalise import (
     MANAGED_BY,
@@ -20,7 +21,7 @@ from trainops.synth.normalise import (
     file_name,
     normalise,
 )
-from trainops.synth.render import AppResult, render_app, render_objects, render_project
+from trainops.synth.render import AppResult, render_app, render_objects
 from trainops.synth.tree import read_tree, tree_for, write_tree
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trainops.project import Project
-from trainops.synth.render import render_project
+from trainops.synth.delivery import render_project
 
 
 def write_outdir(project: Project, outdir: Path) -> list[Path]:

@@ -65,12 +65,13 @@ from trainops.core.kinds import (
     GroupKind,
     group_kind,
 )
+from trainops.synth.render import AppResult, render_cluster, render_objects
+from trainops.yaml.dump import dump_document
 
 if TYPE_CHECKING:
     from cdk8s import Chart
 
     from trainops.project import Project
-    from trainops.synth.render import AppResult
 
 #: The directory (and pseudo app name) of the Argo CD objects under ``generated/<cluster>/``.
 DELIVERY_APP = ARGOCD_DIR
@@ -334,6 +335,14 @@ def class_members(clusters: Sequence[Cluster], cluster: Cluster) -> list[Cluster
 RenderCluster = Callable[["Project", Cluster], list["AppResult"]]
 
 
+def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
+    """Render every (cluster, app) pair, optionally for one cluster only, then the Argo CD objects
+    of each cluster (``<cluster>/argocd``, :func:`deliver`)."""
+    clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
+    results = [result for target in clusters for result in render_cluster(project, target)]
+    return results + deliver(project, clusters, results, render_cluster)
+
+
 def deliver(
     project: Project, targets: Sequence[Cluster], results: Sequence[AppResult], render_cluster: RenderCluster
 ) -> list[AppResult]:
@@ -378,8 +387,6 @@ def deliver(
 def _deliver_cluster(
     target: Cluster, members: list[Cluster], lead: bool, parts: list[Part]
 ) -> AppResult | None:
-    from trainops.synth.render import AppResult, render_objects
-
     own = [p for p in parts if p.cluster.name == target.name]
     if not (lead or target.delivery == "applications") or not parts:
         return None
@@ -409,8 +416,6 @@ def _deliver_cluster(
     objects = render_objects(pseudo, target)
     root_key = f"application_{root_name(target)}.yaml"
     objects = dict(sorted({(ROOT_FILE if k == root_key else k): v for k, v in objects.items()}.items()))
-    from trainops.yaml.dump import dump_document
-
     files = {name: dump_document(obj) for name, obj in objects.items()}
     return AppResult(target.name, DELIVERY_APP, files, objects, time.perf_counter() - start)
 

@@ -76,10 +76,10 @@ def render_some(
     """Render the apps for which ``render(app)`` is true (and any app with no files yet); keep the
     others' files from ``out``; then the Argo CD objects of each cluster
     (:func:`trainops.synth.delivery.deliver`, rendered again from every app's objects, the kept ones
-    read from their files), as :func:`~trainops.synth.render.render_project` does.
+    read from their files), as :func:`~trainops.synth.delivery.render_project` does.
 
     Returns:
-        Every (cluster, app) result in :func:`~trainops.synth.render.render_project` order, and the
+        Every (cluster, app) result in :func:`~trainops.synth.delivery.render_project` order, and the
         ``(cluster, app)`` pairs that were rendered.
 
     Raises:

@@ -91,16 +91,6 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
     return dict(sorted(objects.items()))
 
 
-def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
-    """Render every (cluster, app) pair, optionally for one cluster only, then the Argo CD objects
-    of each cluster (``<cluster>/argocd``, :func:`trainops.synth.delivery.deliver`)."""
-    from trainops.synth.delivery import deliver
-
-    clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
-    results = [result for target in clusters for result in render_cluster(project, target)]
-    return results + deliver(project, clusters, results, render_cluster)
-
-
 def render_cluster(project: Project, target: Cluster) -> list[AppResult]:
     """Render every app that targets ``target``, in declaration order."""
     results = []

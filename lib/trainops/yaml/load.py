@@ -35,7 +35,7 @@ import yaml
 from trainops import _accel as accel
 from trainops.core.credentials import document_secrets, redact
 from trainops.core.errors import UsageError
-from trainops.core.findings import Finding, Issue, json_path
+from trainops.core.findings import Finding, Issue, json_path, one_line
 from trainops.core.rules import RuleInfo, register
 from trainops.yaml import limits
 
@@ -150,15 +150,6 @@ def compose(text: str) -> yaml.Node:
         start = yaml.error.Mark("<document>", 0, 0, 0, "", 0)
         node = yaml.ScalarNode(_NULL, "", start, start)
     return node
-
-
-def one_line(text: str) -> str:
-    """Text quoting values from a document (messages, kinds, names, paths) as one printable line:
-    line breaks (including U+2028/U+2029/U+0085) and other control characters are escaped, so a
-    finding is one line in every report (found by ``make fuzz``)."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _secrets_of(document: Document, data: Any) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Small Protocols that let constructs link without knowing each other's classes (the cdk8s-plus
 ``IScalable``/``ISelectable`` idea): an ``Autoscaler`` scales anything :class:`Scalable`, a Service
 selects anything :class:`Selectable`, a monitor scrapes anything :class:`ScrapeTarget`, a workload
-mounts anything that is a :class:`ClaimSource`."""
+mounts anything that is a :class:`ClaimSource`, a ``RoleBinding`` grants anything :class:`Grantable`."""
 
 from __future__ import annotations
 
@@ -25,6 +25,15 @@ class ClaimSource(Protocol):
     @property
     def access_mode(self) -> AccessMode:
         """The PVC access mode."""
+        ...
+
+
+class Grantable(Protocol):
+    """A namespaced RBAC Role a ``RoleBinding`` grants (``roleRef``; e.g. ``Role``)."""
+
+    @property
+    def name(self) -> str:
+        """The Role name."""
         ...
 
 
