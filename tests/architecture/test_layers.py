@@ -100,18 +100,31 @@ def test_no_cycle_contract_covers_every_package() -> None:
     assert "depth" not in acyclic and "skip_descendants" not in acyclic
 
 
+def _may_import_contracts(module: str) -> list[dict[str, Any]]:
+    return [
+        c
+        for c in _contracts()
+        if c["type"] == "forbidden"
+        and f"trainops.{module}" in c["source_modules"]
+        and all(name.startswith("trainops.") for name in c["forbidden_modules"])
+    ]
+
+
 @pytest.mark.parametrize("module", sorted(MAY_IMPORT))
 def test_each_module_has_its_may_import_contract(module: str) -> None:
     """One forbidden contract per module forbids every other module of trainops but those it may import."""
-    contracts = [
-        c for c in _contracts() if c["type"] == "forbidden" and f"trainops.{module}" in c["source_modules"]
-    ]
+    contracts = _may_import_contracts(module)
     assert len(contracts) == 1, contracts
     (contract,) = contracts
     assert contract["source_modules"] == [f"trainops.{module}"]
     forbidden = {_short(name) for name in contract["forbidden_modules"]}
     assert forbidden == _modules() - MAY_IMPORT[module] - {module}
     assert contract.get("allow_indirect_imports", False) is (module not in STRICT)
+
+
+def test_only_cel_imports_the_cel_runtime() -> None:
+    (contract,) = [c for c in _contracts() if c.get("forbidden_modules") == ["cel_expr_python"]]
+    assert {_short(name) for name in contract["source_modules"]} == _modules() - {"cel"}
 
 
 #: Appended to a module of a copy of lib/trainops: a function-level (lazy) import each.
@@ -134,6 +147,7 @@ _LAZY_RULE = "\ndef _lazy() -> object:\n    from trainops.policy.rule import Con
             "validate imports only schemas, cel, yaml, core",
         ),
         ("cel/celrule.py", _LAZY_RULE, "cel imports only core"),
+        ("policy/engine.py", "from cel_expr_python import cel", "Only cel imports cel_expr_python"),
         # a lazy import hiding a cycle between siblings, which no layer sees (both in constructs)
         ("constructs/role_binding.py", _LAZY_ROLE, "No import cycle between sibling modules"),
         # a module in no contract
