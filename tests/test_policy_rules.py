@@ -10,6 +10,7 @@ optionally ``config.yaml`` (options for that rule). Every fixture is checked wit
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from trainops.core.rules import RULES
 from trainops.policy.config import PolicyConfig, RuleConfig, config_schema_text
 from trainops.policy.docs import render_list
 from trainops.policy.engine import PolicyRun, run_policies
-from trainops.policy.facts import Facts, load_facts
+from trainops.policy.facts import FACTS_SCHEMA, Facts, load_facts
 from trainops.policy.loader import DEFAULT_DIR, Pack, default_pack
 from trainops.policy.rule import SECTIONS
 from trainops.yaml.load import Document, stream_text
@@ -153,3 +154,11 @@ def test_config_schema_is_generated_from_the_rules() -> None:
     assert stored == config_schema_text(PACK), (
         "lib/trainops/schemas/local/policy-config.json is stale: run `trainops policy schema > lib/trainops/schemas/local/policy-config.json`"
     )
+
+
+def test_facts_schema_file_is_the_one_in_code() -> None:
+    """Facts files are checked against FACTS_SCHEMA; the editors' copy in schemas/local says the same."""
+    stored = (REPO / "lib" / "trainops" / "schemas" / "local" / "policy-facts.json").read_text(
+        encoding="utf-8"
+    )
+    assert json.loads(stored) == FACTS_SCHEMA

@@ -1,7 +1,8 @@
 """Cluster facts the policy rules need: from a :class:`~trainops.core.cluster.Cluster` of
 ``apps/clusters.py``, or from a small YAML facts file for users who only lint hand-written YAML.
 
-A facts file (checked against ``lib/trainops/schemas/local/policy-facts.json``)::
+A facts file (checked against :data:`FACTS_SCHEMA`, written for editors as
+``lib/trainops/schemas/local/policy-facts.json``)::
 
     gpuResources: [nvidia.com/gpu]
     rdmaResources: [rdma/hca]
@@ -20,13 +21,62 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
 from trainops.core.cluster import Cluster, ExternalObject, Taint
 from trainops.core.errors import UsageError
-from trainops.policy.schema import check_schema, local_schema
+from trainops.policy.schema import check_schema
 from trainops.yaml.load import read_text
+
+#: The JSON Schema (draft 2020-12) of a facts file; ``lib/trainops/schemas/local/policy-facts.json`` holds
+#: the same for editors (a test fails when they differ).
+FACTS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://trainops.dev/schemas/policy-facts.json",
+    "title": "trainops policy facts",
+    "description": "Cluster facts for `trainops policy check --facts FILE` when no apps/clusters.py "
+    "declares the target (trainops.policy.facts).",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "gpuResources": {"type": "array", "items": {"type": "string"}},
+        "rdmaResources": {"type": "array", "items": {"type": "string"}},
+        "gpuTaints": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["key"],
+                "properties": {
+                    "key": {"type": "string"},
+                    "value": {"type": "string"},
+                    "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                },
+            },
+        },
+        "gpuNodeSelector": {"type": "object", "additionalProperties": {"type": "string"}},
+        "gangScheduler": {"type": "string"},
+        "kueueNamespaces": {"type": "array", "items": {"type": "string"}},
+        "prometheusRelease": {"type": "string"},
+        "storageClasses": {"type": "array", "items": {"type": "string"}},
+        "protected": {"type": "boolean"},
+        "external": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["kind", "name"],
+                "properties": {
+                    "kind": {"type": "string"},
+                    "name": {"type": "string"},
+                    "namespace": {"type": "string"},
+                },
+            },
+        },
+    },
+}
 
 #: GPU extended resources assumed when no cluster says otherwise (NVIDIA and AMD device plugins).
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
@@ -99,7 +149,7 @@ def load_facts(path: str) -> Facts:
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: invalid YAML: {exc}") from None
     data = {} if data is None else data
-    check_schema(data, local_schema("policy-facts.json"), path)
+    check_schema(data, FACTS_SCHEMA, path)
     return Facts(
         gpu_resources=tuple(data.get("gpuResources", DEFAULT_GPU_RESOURCES)),
         rdma_resources=tuple(data.get("rdmaResources", ("rdma/hca",))),

@@ -1,6 +1,8 @@
 """JSON Schema checks of the policy config and facts files, with one-line messages.
 
-The schemas live in ``lib/trainops/schemas/local/`` (STYLE.md habit 9); the messages follow yamllint's
+The schemas are built in code (:func:`trainops.policy.config.config_schema`,
+:data:`trainops.policy.facts.FACTS_SCHEMA`) and written for editors to ``lib/trainops/schemas/local/``
+(STYLE.md habit 9; tests fail when they are stale); the messages follow yamllint's
 (``yamllint/config.py``: ``unknown option "x" for rule "y"``), so a typo in a config is named exactly.
 """
 
@@ -10,8 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from trainops.core.errors import SchemaError, UsageError
-from trainops.schemas.local import local_schema_dir
+from trainops.core.errors import UsageError
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -19,22 +20,6 @@ if TYPE_CHECKING:
 
 class ConfigError(UsageError):
     """A policy config or facts file that does not match its schema (exit 2)."""
-
-
-def local_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema ``lib/trainops/schemas/local/<name>``.
-
-    Raises:
-        SchemaError: the file is missing or not a JSON object.
-    """
-    path = local_schema_dir() / name
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SchemaError(f"{path}: cannot read local schema: {exc}") from None
-    if not isinstance(data, dict):
-        raise SchemaError(f"{path}: not a JSON object")
-    return data
 
 
 def check_schema(data: Any, schema: dict[str, Any], source: str) -> None:
