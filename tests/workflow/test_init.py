@@ -71,6 +71,7 @@ def test_writes_a_complete_repository(cli: Any, tmp_path: Path) -> None:
         line.removeprefix("init: wrote ") for line in run.err.splitlines() if line.startswith("init: wrote ")
     ]
     assert sorted(wrote) == FILES
+    assert {oct((root / f).stat().st_mode & 0o777) for f in FILES} == {"0o644"}
     assert (root / "policies/config.yaml").read_text().rstrip().endswith("extends: default")
     assert ".trainops-cache/" in (root / ".gitignore").read_text().splitlines()
     assert yaml.safe_load((root / "cdk8s.yaml").read_text()) == {
@@ -127,7 +128,7 @@ def test_options_are_written_into_the_cluster(cli: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("example", ["pytorchjob", "serving"])
 def test_a_new_repository_passes_ci_at_once(
-    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example: str | None
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example: str
 ) -> None:
     root = tmp_path / "platform"
     args = ["init", str(root), "--repo-url", "https://git.example.org/ml/gitops.git"]
@@ -143,6 +144,15 @@ def test_a_new_repository_passes_ci_at_once(
     project = next(o for o in argocd if o["kind"] == "AppProject")
     assert project["spec"]["sourceRepos"] == ["https://git.example.org/ml/gitops.git"]
     assert {d["server"] for d in project["spec"]["destinations"]} == {"https://lab.example.org:6443"}
+    # `cdk8s synth` runs `python -m apps` (cdk8s.yaml)
+    env = {**os.environ, "CDK8S_OUTDIR": str(tmp_path / "dist")}
+    cdk8s = subprocess.run(
+        [sys.executable, "-m", "apps"], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
+    assert cdk8s.returncode == 0, cdk8s.stderr
+    assert sorted(p.name for p in (tmp_path / "dist").iterdir()) == sorted(
+        ["dev-argocd.k8s.yaml", f"dev-example-{'train' if example == 'pytorchjob' else 'serve'}.k8s.yaml"]
+    )
 
 
 def test_the_empty_repository_passes_ci(cli: Any, initialised: Path, monkeypatch: pytest.MonkeyPatch) -> None:
