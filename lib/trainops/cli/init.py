@@ -247,7 +247,9 @@ def _check_server(url: str) -> None:
 
 
 @click.command("init")
-@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument(
+    "directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
 @click.option(
     "--directory",
     "-C",
@@ -282,7 +284,9 @@ def _check_server(url: str) -> None:
     "--install-spec",
     help="What the CI workflow pip-installs (a git URL or a path). Default: trainops==<this version>.",
 )
-@click.option("--example", type=click.Choice(sorted(EXAMPLES)), help="Add a first app.")
+@click.option(
+    "--example", type=click.Choice(sorted(EXAMPLES)), help="Add a first app and synthesise generated/ for it."
+)
 @click.option(
     "--force",
     is_flag=True,
