@@ -66,7 +66,8 @@ bench: schemas $(CDK8S)
 bench-baseline: schemas
 	$(BIN)/python -m bench.baseline --rev $(REV)
 
-# Differential tests against a real kube-apiserver (../shared/oracle); not part of `make test`.
+# The exported ValidatingAdmissionPolicies in a live kube-apiserver (../shared/oracle); not part of
+# `make test`, which checks validation against the server's recorded verdicts (tests/conformance).
 # Installs etcd (Debian etcd-server) when it is missing and apt-get can; otherwise the suite skips.
 conformance: schemas
 	@command -v etcd >/dev/null || ! command -v apt-get >/dev/null || \

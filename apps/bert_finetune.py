@@ -28,7 +28,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         name="bert-finetune",
         image="registry.example.com/ml/bert-finetune:2.1.0",
         command=["torchrun", "finetune.py", "--epochs=3"],
-        nodes=4,
+        num_nodes=4,
         gpus_per_node=8,
         cpu="64",
         memory="512Gi",

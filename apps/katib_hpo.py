@@ -95,7 +95,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
             name="trial",
             image=IMAGE,
             command=TRAIN,
-            nodes=2,
+            num_nodes=2,
             gpus_per_node=1,
             cpu="4",
             memory="16Gi",

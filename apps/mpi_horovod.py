@@ -30,7 +30,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         image="docker.io/horovod/horovod:0.28.1",
         command=["python", "/app/train.py"],
         workers=4,
-        gpus_per_worker=1,
+        gpus_per_node=1,
         cpu="8",
         memory="32Gi",
         run_policy=RunPolicy(active_deadline_seconds=24 * 3600),

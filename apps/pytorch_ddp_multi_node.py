@@ -36,7 +36,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         command=["python", "-m", "torch.distributed.run", "train.py", "--epochs=100", "--batch-size=1024"],
         master=False,
         workers=4,
-        gpus_per_replica=4,
+        gpus_per_node=4,
         rdma=1,
         cpu="32",
         memory="128Gi",

@@ -42,7 +42,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         ],
         master=True,
         workers=0,
-        gpus_per_replica=GPUS,
+        gpus_per_node=GPUS,
         cpu="16",
         memory="64Gi",
         run_policy=RunPolicy(active_deadline_seconds=24 * 3600),

@@ -30,7 +30,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         command=["python", "/app/train.py"],
         workers=3,
         ps=2,
-        gpus_per_replica=1,
+        gpus_per_node=1,
         cpu="4",
         memory="16Gi",
         ps_cpu="1",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import Autoscaler, DataVolume, ModelServer, NetworkPolicy, ServiceMonitor
+from trainops.constructs import Autoscaler, ModelServer, NetworkPolicy, ServiceMonitor, VolumeClaim
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add the model claim, the server, its Service, HPA, ServiceMonitor and network policies."""
-    models = DataVolume(
+    models = VolumeClaim(
         chart,
         "ModelStorage",
         cluster=cluster,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume
+from trainops.constructs import VolumeClaim
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -28,7 +28,7 @@ TRAINING_OUTPUT = "training-output"
 
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add the dataset and output claims."""
-    DataVolume(
+    VolumeClaim(
         chart,
         "TrainingData",
         cluster=cluster,
@@ -37,7 +37,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         access_mode="ReadWriteMany",
         storage_role="shared",
     )
-    DataVolume(
+    VolumeClaim(
         chart,
         "TrainingOutput",
         cluster=cluster,

@@ -20,7 +20,6 @@ from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.constructs import (
     Autoscaler,
-    DataVolume,
     GrafanaDashboard,
     ModelServer,
     NetworkPolicy,
@@ -31,6 +30,7 @@ from trainops.constructs import (
     ScalingPolicy,
     ScalingRules,
     ServiceMonitor,
+    VolumeClaim,
 )
 from trainops.constructs.alert_presets import TF_SERVING, serving_slo_alerts
 from trainops.constructs.dashboard_presets import serving_panels
@@ -44,7 +44,7 @@ MODEL = "resnet"
 
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add the model volume, server, Service, HPA, PDB, monitor, alerts and dashboard."""
-    models = DataVolume(
+    models = VolumeClaim(
         chart,
         "Models",
         cluster=cluster,

@@ -47,7 +47,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         image="docker.io/paddlepaddle/paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6",
         command=["python", "-m", "paddle.distributed.launch", "train.py"],
         workers=2,
-        gpus_per_replica=2,
+        gpus_per_node=2,
         cpu="8",
         memory="32Gi",
         run_policy=RunPolicy(active_deadline_seconds=24 * 3600),

@@ -57,19 +57,19 @@ APP = '''
 from __future__ import annotations
 
 from trainops.app import AppDef
-from trainops.constructs import Autoscaler, DataVolume, ModelServer, PyTorchJob, ServiceMonitor
+from trainops.constructs import Autoscaler, VolumeClaim, ModelServer, PyTorchJob, ServiceMonitor
 
 WORKERS = {workers}
 
 
 def build(chart, cluster):
-    data = DataVolume(chart, "Data", cluster=cluster, name="data-{index}", size="100Gi",
+    data = VolumeClaim(chart, "Data", cluster=cluster, name="data-{index}", size="100Gi",
                       access_mode="ReadWriteMany", storage_role="shared")
-    out = DataVolume(chart, "Out", cluster=cluster, name="out-{index}", size="50Gi",
+    out = VolumeClaim(chart, "Out", cluster=cluster, name="out-{index}", size="50Gi",
                      access_mode="ReadWriteMany", storage_role="shared")
     job = PyTorchJob(chart, "Job", cluster=cluster, name="train-{index}",
                      image="registry.example.com/train:1.{index}", command=["python", "train.py"],
-                     master=False, workers=WORKERS, gpus_per_replica=1, cpu="4", memory="16Gi")
+                     master=False, workers=WORKERS, gpus_per_node=1, cpu="4", memory="16Gi")
     job.mount(data, "/data", read_only=True)
     job.mount(out, "/output")
     server = ModelServer(chart, "Server", cluster=cluster, name="serve-{index}",

@@ -34,7 +34,7 @@ FAIL:
       volumes:
       - {name: ckpt, persistentVolumeClaim: {claimName: checkpoint}}
 
-Remediation: Render the PersistentVolumeClaim (a DataVolume construct), fix the claim name, or declare the existing claim as external in apps/clusters.py.
+Remediation: Render the PersistentVolumeClaim (a VolumeClaim construct), fix the claim name, or declare the existing claim as external in apps/clusters.py.
 
 Source: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#claims-as-volumes
 """

@@ -14,6 +14,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EXAMPLES = SHARED / "examples"
 CRDS = SHARED / "crds"
+#: The sample repository (apps/, policies/, generated/): the repository root until it moves to
+#: examples/ml-platform/.
+SAMPLE = REPO
 
 needs_shared = pytest.mark.skipif(
     not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo"

@@ -82,6 +82,7 @@ BASES: dict[str, tuple[str, int, Callable[[Doc], None]]] = {
     ),
     "ingress": ("k8s-website/content/en/examples/service/networking/minimal-ingress.yaml", 0, _strip_status),
     "quota": ("k8s-website/content/en/examples/policy/quota.yaml", 0, _strip_status),
+    "clustertrainingruntime": ("trainer/manifests/base/runtimes/xgboost_distributed.yaml", 0, _strip_status),
     "limitrange": ("k8s-website/content/en/examples/admin/resource/cpu-constraints.yaml", 0, _strip_status),
     "role": (
         "argo-cd/applicationset/examples/matrix/cluster-addons/argo-workflows/namespace-install.yaml",
@@ -1292,8 +1293,33 @@ REJECTED: list[Case] = [
         ((("spec", "metrics", 0, "resource", "target"), {"type": "Utilization"}),),
         "$.spec.metrics[0].resource.target",
         "hpa",
-        "the metric target sets none of value, averageValue, averageUtilization",
+        "a Resource metric target needs averageUtilization or averageValue",
         "spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization",
+    ),
+    # issue 27: a Resource metric with target.type Value was accepted (validateResourceSource takes
+    # averageUtilization or averageValue only).
+    Case(
+        "hpa-resource-value",
+        "hpa",
+        ((("spec", "metrics", 0, "resource", "target"), {"type": "Value", "value": "500m"}),),
+        "$.spec.metrics[0].resource.target",
+        "hpa",
+        "a Resource metric target needs averageUtilization or averageValue (value does not count for a Resource metric)",
+        "spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization",
+    ),
+    Case(
+        "hpa-resource-both",
+        "hpa",
+        (
+            (
+                ("spec", "metrics", 0, "resource", "target"),
+                {"type": "Utilization", "averageUtilization": 50, "averageValue": "500m"},
+            ),
+        ),
+        "$.spec.metrics[0].resource.target.averageValue",
+        "hpa",
+        "a Resource metric target may not set both averageUtilization and averageValue",
+        "spec.metrics[0].resource.target.averageValue: Forbidden: may not set both a target raw value and a target utilization",
     ),
     Case(
         "hpa-window",
@@ -2201,6 +2227,30 @@ NULLS_AND_VERSIONS: list[Case] = [
 
 #: Mutations the server accepts: they must raise no error (no false alarms).
 ACCEPTED: list[tuple[str, str, tuple[tuple[tuple[Step, ...], Any], ...], str]] = [
+    (
+        "runtime-container-without-image",  # issue 27: image-required fired here
+        "clustertrainingruntime",
+        (
+            (
+                (
+                    "spec",
+                    "template",
+                    "spec",
+                    "replicatedJobs",
+                    0,
+                    "template",
+                    "spec",
+                    "template",
+                    "spec",
+                    "containers",
+                    0,
+                    "image",
+                ),
+                DELETE,
+            ),
+        ),
+        "the TrainJob supplies the image; the server checks the runtime against its CRD schema only",
+    ),
     ("volume-without-source", "pod", ((("spec", "volumes"), [{"name": "v"}]),), "defaults to emptyDir"),
     ("negative-grace-period", "pod", ((("spec", "terminationGracePeriodSeconds"), -1),), "accepted"),
     (

@@ -150,24 +150,35 @@ def test_directory_with_bad_files_reports_every_file(cli: Any, tmp_path: Path) -
 def test_symlink_loop_and_escape_are_findings(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: str
 ) -> None:
+    """A walk follows a link only inside the walked directory (issue 24 point 6); the others are
+    findings naming that directory, and nothing behind them is read."""
     repo = tmp_path / "repo"
-    (repo / "generated").mkdir(parents=True)
+    (repo / "generated" / "app").mkdir(parents=True)
     outside = tmp_path / "outside.yaml"
     outside.write_text("password: hunter2\n")
     (repo / "generated" / "loop.yaml").symlink_to("loop.yaml")
     (repo / "generated" / "escape.yaml").symlink_to(outside)
     (repo / "generated" / "up.yaml").symlink_to("../../outside.yaml")
-    (repo / "generated" / "inside.yaml").symlink_to("../real.yaml")
-    (repo / "real.yaml").write_text(CM.format(name="real"))
+    (repo / "generated" / "beside.yaml").symlink_to("../real.yaml")
+    (repo / "generated" / "inside.yaml").symlink_to("app/real.yaml")
+    (repo / "real.yaml").write_text("password: hunter3\n")
+    (repo / "generated" / "app" / "real.yaml").write_text(CM.format(name="real"))
     monkeypatch.chdir(repo)
     run = cli("validate", "-o", "text", "-j", workers, "generated")
     _no_crash(run.out, run.err)
     assert run.code == 1
     assert re.search(r"^generated/loop\.yaml: .*symlink loop.*\[yaml\]$", run.out, re.MULTILINE), run.out
-    assert re.search(r"^generated/escape\.yaml: .*symlink escapes the repository.*\[yaml\]$", run.out, re.M)
-    assert re.search(r"^generated/up\.yaml: .*symlink escapes the repository.*\[yaml\]$", run.out, re.M)
+    for name in ("escape", "up", "beside"):
+        assert re.search(
+            rf"^generated/{name}\.yaml: .*symlink to .* leaves the walked directory generated; not followed.*\[yaml\]$",
+            run.out,
+            re.M,
+        ), run.out
     assert "inside.yaml" not in run.out
-    assert "hunter2" not in run.out
+    assert "hunter" not in run.out
+    assert (
+        run.out.rstrip().splitlines()[-1].startswith("1 files, 1 documents: 4 errors")
+    )  # inside.yaml is app/real.yaml
 
 
 def _limit_memory() -> None:

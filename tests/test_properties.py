@@ -154,7 +154,7 @@ def test_valid_pytorch_jobs_validate(
         name=name,
         image="registry.example.com/train:1",
         workers=workers,
-        gpus_per_replica=gpus,
+        gpus_per_node=gpus,
         cpu=cpu,
         memory=memory,
         env=env,

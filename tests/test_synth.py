@@ -203,8 +203,8 @@ def test_synth_runs_the_policy_pack_before_writing(
     calls: list[str] = []
 
     def hook(root: Path) -> Any:
-        def run(cluster: Any, texts: list[Any]) -> Result:
-            calls.append(cluster.name)
+        def run(texts: list[Any], targets: Any) -> Result:
+            calls.append(targets[texts[0].path].cluster)
             return Result(
                 findings=[Finding("no-privileged", "error", "container is privileged", texts[0].path)]
             )

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import EXAMPLES, REPO, needs_shared
+from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops.findings import Finding, Result
-from trainops.pipeline import Target, once_per_run, resolve_target
+from trainops.pipeline import Target, once_per_run, resolve_targets
 from trainops.schemas.registry import newest_kubernetes_version
-from trainops.yaml.load import expand_paths
+from trainops.yaml.walk import expand_paths
 
 pytestmark = needs_shared
 
@@ -46,21 +46,28 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def _target(tmp_path: Path, *, cluster: str | None = None, kubernetes_version: str | None = None) -> Target:
+    """The target of a file outside every synth tree."""
+    return resolve_targets(
+        ["job.yaml"], cache_dir=tmp_path, cluster=cluster, kubernetes_version=kubernetes_version
+    )["job.yaml"]
+
+
 def test_default_target_is_the_first_cluster(project: Path, tmp_path: Path) -> None:
-    default = resolve_target(None, None, tmp_path)
-    assert default == resolve_target(None, "v1-jobs", tmp_path)
+    default = _target(tmp_path)
+    assert default == _target(tmp_path, cluster="v1-jobs")
     assert default == Target("1.33", {"training-operator": "v1.9.4"}, tmp_path, "v1-jobs")
 
 
 def test_kubernetes_version_overrides_the_first_cluster(project: Path, tmp_path: Path) -> None:
-    target = resolve_target("1.32", None, tmp_path)
+    target = _target(tmp_path, kubernetes_version="1.32")
     assert (target.kubernetes_version, target.cluster) == ("1.32", "v1-jobs")
 
 
 def test_outside_a_repository_every_operator_on_the_newest_kubernetes(
     outside_project: Path, tmp_path: Path
 ) -> None:
-    target = resolve_target(None, None, tmp_path)
+    target = _target(tmp_path)
     assert target == Target(newest_kubernetes_version(), None, tmp_path)
     assert target.describe() == {
         "cluster": None,
@@ -90,18 +97,20 @@ def test_default_rejects_crds_the_first_cluster_does_not_run(
 
 def test_verbose_prints_the_target(cli: Any, project: Path) -> None:
     run = cli("validate", "-v", str(EXAMPLES / PYTORCH))
-    assert run.err.splitlines()[0] == (
-        "trainops: target: cluster v1-jobs (apps/clusters.py): Kubernetes 1.33; "
-        "operators: training-operator v1.9.4"
-    )
+    assert run.err.splitlines()[:2] == [
+        "trainops: target: cluster v1-jobs (first cluster of apps/clusters.py): Kubernetes 1.33; "
+        "operators: training-operator v1.9.4",
+        f"trainops:   {EXAMPLES / PYTORCH}",
+    ]
 
 
 def test_verbose_outside_a_repository(cli: Any, outside_project: Path) -> None:
     run = cli("validate", "-v", str(EXAMPLES / PYTORCH))
-    assert run.err.splitlines()[0] == (
+    assert run.err.splitlines()[:2] == [
         f"trainops: target: all known operators, Kubernetes {newest_kubernetes_version()} "
-        "(no apps/clusters.py)"
-    )
+        "(no apps/clusters.py)",
+        f"trainops:   {EXAMPLES / PYTORCH}",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -154,7 +163,7 @@ def test_no_notice_for_a_cluster_running_the_training_operator(
 
 
 def test_generated_output_of_the_repository_has_no_findings_at_all(cli: Any) -> None:
-    run = cli("validate", "-o", "json", str(REPO / "generated" / "gpu-prod"))
+    run = cli("validate", "-o", "json", str(SAMPLE / "generated" / "gpu-prod"))
     report = json.loads(run.out)
     assert run.code == 0 and report["documents"] > 0
     assert report["findings"] == []

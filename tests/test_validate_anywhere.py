@@ -232,7 +232,7 @@ def test_installed_wheel_in_an_empty_directory(
     from trainops.pipeline import Target, check
     from trainops.report import render
     from trainops.schemas.registry import newest_kubernetes_version
-    from trainops.yaml.load import expand_paths
+    from trainops.yaml.walk import expand_paths
 
     monkeypatch.chdir(work)
     expected = check(Target(newest_kubernetes_version(), None, schema_cache), expand_paths(["."]))

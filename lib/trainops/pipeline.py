@@ -1,9 +1,10 @@
-"""The one check path: load → validate → (policy), in memory, for ``validate``, ``ci`` and later
-``policy check`` and ``diff``.
+"""The one check path: load → validate → (policy), in memory, for ``validate``, ``policy check``,
+``synth`` and ``ci``.
 
-:func:`resolve_target` turns the target options (``--cluster``, ``--kubernetes-version``) into a
-:class:`Target`; :func:`check` validates files on disk or texts in memory against it and returns a
-:class:`~trainops.findings.Result`. Large inputs on disk are validated in parallel
+:func:`resolve_targets` gives every input its :class:`Target` (the cluster the one resolver,
+:func:`trainops.project.resolve_clusters`, picks for it, with the ``--kubernetes-version``
+override); :func:`check` validates files on disk or texts in memory, each against its target, and
+returns a :class:`~trainops.findings.Result`. Large inputs on disk are validated in parallel
 (:mod:`trainops.validate.parallel`); the scheduling is decided here, not in the commands.
 """
 
@@ -13,13 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from trainops.cluster import Cluster
-from trainops.errors import UsageError
 from trainops.findings import Finding, Result
-from trainops.project import declared_clusters, find_cluster
-from trainops.schemas.catalog import CatalogEntry
+from trainops.project import TREE, resolve_clusters, synth_trees
+from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 from trainops.schemas.registry import SchemaRegistry, newest_kubernetes_version
 from trainops.validate.checks.cel import census
 from trainops.validate.checks.deprecated_api import RULE as DEPRECATED_API
@@ -45,31 +45,64 @@ PARALLEL_BYTES = 4 << 20
 
 @dataclass(frozen=True)
 class Target:
-    """What documents are validated against.
+    """What a document is checked against: the one target model.
+
+    A declared :class:`~trainops.cluster.Cluster` (``apps/clusters.py``) becomes a target; the
+    schema side of it is its Kubernetes minor and operators (:attr:`registry`), the policy side is
+    its :class:`~trainops.policy.facts.Facts` (:attr:`facts`). Without a cluster, the target is
+    every catalogued operator on the newest Kubernetes, with default facts.
 
     Args:
         kubernetes_version: the Kubernetes minor, e.g. ``"1.34"``.
         operators: installed operators → versions (e.g. ``{"training-operator": "v1.9.4"}``), or
             ``None`` for "every catalogued operator".
         cache_dir: the schema cache directory.
-        cluster: the cluster the target was taken from, if any.
+        cluster: the name of the cluster the target was taken from, if any.
+        declared: that cluster itself (its facts feed the policy rules). Default: ``None``.
+        facts_file: facts read from a facts file (``policy check --facts``), used instead of the
+            cluster's. Default: ``None``.
+        reason: how the resolver chose it (``-v``), e.g. ``synth tree generated/gpu-next``.
+
+    Equality compares the first four fields (what validation depends on).
     """
 
     kubernetes_version: str
     operators: Mapping[str, str] | None
     cache_dir: Path
     cluster: str | None = None
-    _registry: dict[str, SchemaRegistry] = field(default_factory=dict, repr=False, compare=False)
+    declared: Cluster | None = field(default=None, compare=False, repr=False)
+    facts_file: Facts | None = field(default=None, compare=False, repr=False)
+    reason: str = field(default="", compare=False)
 
     @classmethod
-    def of_cluster(cls, cluster: Cluster, cache_dir: Path) -> Target:
-        """The target of a declared cluster: its Kubernetes minor and installed operators."""
-        return cls(cluster.kubernetes_version, dict(cluster.operators), cache_dir, cluster.name)
+    def of_cluster(
+        cls, cluster: Cluster, cache_dir: Path, *, kubernetes_version: str | None = None, reason: str = ""
+    ) -> Target:
+        """The target of a declared cluster: its Kubernetes minor (unless ``kubernetes_version``
+        overrides it) and installed operators."""
+        return cls(
+            kubernetes_version or cluster.kubernetes_version,
+            dict(cluster.operators),
+            cache_dir,
+            cluster.name,
+            declared=cluster,
+            reason=reason,
+        )
 
     @cached_property
     def registry(self) -> SchemaRegistry:
         """The schema registry of this target (built once)."""
         return SchemaRegistry(self.kubernetes_version, self.cache_dir, self.operators)
+
+    @cached_property
+    def facts(self) -> Facts:
+        """What policy rules know of the target: the facts file's, else the cluster's
+        (:meth:`Facts.of_cluster <trainops.policy.facts.Facts.of_cluster>`), else the defaults."""
+        from trainops.policy.facts import Facts
+
+        if self.facts_file is not None:
+            return self.facts_file
+        return Facts.of_cluster(self.declared) if self.declared is not None else Facts()
 
     def describe(self) -> dict[str, object]:
         """The target as data (json and sarif reports): ``cluster`` (``None`` for the all-operators
@@ -80,15 +113,14 @@ class Target:
         return {"cluster": self.cluster, "kubernetesVersion": self.kubernetes_version, "operators": operators}
 
     def summary(self) -> str:
-        """One line for ``validate -v``, e.g. ``cluster gpu-prod (apps/clusters.py): Kubernetes 1.34;
-        operators: training-operator v1.9.4`` or ``all known operators, Kubernetes 1.34``."""
+        """One line for ``-v``, e.g. ``cluster gpu-next (synth tree generated/gpu-next): Kubernetes
+        1.34; operators: kueue v0.19.2, ...`` or ``all known operators, Kubernetes 1.34 (no
+        apps/clusters.py)``."""
         if self.operators is None:
-            return (
-                f"{ALL_OPERATORS} known operators, Kubernetes {self.kubernetes_version} (no apps/clusters.py)"
-            )
+            return f"{ALL_OPERATORS} known operators, Kubernetes {self.kubernetes_version} ({self.reason})"
         installed = ", ".join(f"{name} {version}" for name, version in sorted(self.operators.items()))
         return (
-            f"cluster {self.cluster} (apps/clusters.py): Kubernetes {self.kubernetes_version}; "
+            f"cluster {self.cluster} ({self.reason}): Kubernetes {self.kubernetes_version}; "
             f"operators: {installed or 'none'}"
         )
 
@@ -97,33 +129,87 @@ class Target:
 ALL_OPERATORS = "all"
 
 
-def resolve_target(
-    kubernetes_version: str | None, cluster: str | None, cache_dir: Path, root: Path | None = None
-) -> Target:
-    """Pick the target of a validate run (one model, README "Targets"; DESIGN.md decision 6).
+def resolve_targets(
+    names: Sequence[str],
+    *,
+    cache_dir: Path,
+    cluster: str | None = None,
+    kubernetes_version: str | None = None,
+    facts: Facts | None = None,
+    root: Path | None = None,
+    clusters: tuple[Cluster, ...] | None = None,
+) -> dict[str, Target]:
+    """The target of every input, by name (a path, or a :class:`Text`'s name).
 
-    * ``cluster`` given: that cluster of ``apps/clusters.py`` (its minor and operators);
-    * no ``cluster`` inside a trainops repository (``apps/clusters.py`` at or above ``root``, default
-      the working directory): exactly the first declared cluster, the same target as
-      ``--cluster <first>``;
-    * otherwise (no repository, or one declaring no cluster): every catalogued operator on the newest
-      Kubernetes minor kubernetes-validate ships.
-
-    ``kubernetes_version`` (``"1.N"``) always wins for the minor.
+    The cluster is :func:`trainops.project.resolve_clusters`'s (a synth tree's own cluster, else
+    ``cluster``, else the first declared, else every catalogued operator on the newest Kubernetes
+    minor kubernetes-validate ships); ``kubernetes_version`` (``"1.N"``) always wins for the minor;
+    ``facts`` (a facts file) replaces the facts of inputs outside synth trees. Inputs resolved
+    alike share one :class:`Target` (one schema registry). ``root`` and ``clusters``: see
+    :func:`~trainops.project.resolve_clusters`.
 
     Raises:
         UsageError: ``cluster`` is not declared; ``apps/clusters.py`` fails to load.
     """
-    clusters = declared_clusters(root)
-    if cluster is not None:
-        chosen = find_cluster(clusters, cluster)
-    elif clusters:
-        chosen = clusters[0]
-    else:
-        return Target(kubernetes_version or newest_kubernetes_version(), None, cache_dir)
-    return Target(
-        kubernetes_version or chosen.kubernetes_version, dict(chosen.operators), cache_dir, chosen.name
-    )
+    shared: dict[str, Target] = {}
+    targets: dict[str, Target] = {}
+    resolved = resolve_clusters(names, cluster=cluster, root=root, clusters=clusters)
+    for name, resolution in resolved.items():
+        target = shared.get(resolution.reason)
+        if target is None:
+            if resolution.cluster is None:
+                target = Target(
+                    kubernetes_version or newest_kubernetes_version(),
+                    None,
+                    cache_dir,
+                    reason=resolution.reason,
+                )
+            else:
+                target = Target.of_cluster(
+                    resolution.cluster,
+                    cache_dir,
+                    kubernetes_version=kubernetes_version,
+                    reason=resolution.reason,
+                )
+            if facts is not None and resolution.tree is None:
+                target = replace(target, facts_file=facts)
+            shared[resolution.reason] = target
+        targets[name] = target
+    return targets
+
+
+def input_name(item: str | Text) -> str:
+    """The name an input's findings carry: its path, or the :class:`Text`'s name."""
+    return item if isinstance(item, str) else item.path
+
+
+def print_targets(targets: Mapping[str, Target], *, file: TextIO) -> None:
+    """``-v``: each distinct target once (``trainops: target: <summary>``), then the files checked
+    against it (``trainops:   <file>``)."""
+    groups: dict[int, list[str]] = {}
+    first: dict[int, Target] = {}
+    for name, target in targets.items():
+        groups.setdefault(id(target), []).append(name)
+        first.setdefault(id(target), target)
+    for key, names in groups.items():
+        print(f"trainops: target: {first[key].summary()}", file=file)
+        for name in names:
+            print(f"trainops:   {name}", file=file)
+
+
+def tree_notes(targets: Mapping[str, Target], cluster: str | None) -> list[str]:
+    """One line per synth tree whose own cluster is not ``cluster`` (``--cluster``): its files are
+    checked against their own cluster (:func:`trainops.project.resolve_clusters`), which the user
+    should know."""
+    if cluster is None:
+        return []
+    trees = {
+        t.reason: t.cluster for t in targets.values() if t.cluster != cluster and t.reason.startswith(TREE)
+    }
+    return [
+        f"trainops: note: files under {reason} are checked against their own cluster {own}, not --cluster {cluster}"
+        for reason, own in trees.items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -145,7 +231,7 @@ class Text:
 
 
 def check(
-    target: Target,
+    target: Target | Mapping[str, Target],
     inputs: Sequence[str | Text],
     options: ValidateOptions | None = None,
     *,
@@ -153,35 +239,81 @@ def check(
     progress: Progress | None = None,
     policy: PolicyRun | None = None,
 ) -> Result:
-    """Validate ``inputs`` (file paths and/or :class:`Text` s in memory) against ``target``, then run
-    ``policy`` over all of them at once when given (:func:`policy_check`).
+    """Validate ``inputs`` (file paths and/or :class:`Text` s in memory), each against its target,
+    then run ``policy`` over all of them when given (:func:`policy_check`, each input with its
+    target's facts).
+
+    Args:
+        target: one target for every input, or the target of each input by name
+            (:func:`resolve_targets`; every input must be in it).
 
     Files whose total size is at least :data:`PARALLEL_BYTES` are split
     across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
     a forked process meanwhile (:mod:`trainops.policy.background`), itself splitting its
     per-document work across ``workers`` processes; the findings are those of a serial run.
-    Texts are validated after the files. The result carries ``target.describe()`` and at most one
-    "superseded by Kubeflow Trainer v2" notice (see :func:`once_per_run`).
+    Texts are validated after the files. The result carries the target's ``describe()`` (with
+    several targets: ``{"targets": [...]}``, in order of first use) and at most one "superseded by
+    Kubeflow Trainer v2" notice (see :func:`once_per_run`).
 
     Raises:
         SchemaError: a cached schema is unreadable.
     """
+    targets = {input_name(item): target for item in inputs} if isinstance(target, Target) else dict(target)
     files = [item for item in inputs if isinstance(item, str)]
     background = None
     if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
         from trainops.policy.background import start as start_background
 
         # overlaps validation; its per-document work is split across ``workers`` processes too
-        background = start_background(partial(policy_check, workers=workers), inputs, policy)
+        background = start_background(partial(policy_check, workers=workers, targets=targets), inputs, policy)
     try:
-        result = _validate(target, inputs, options, workers=workers, progress=progress)
+        only = target if isinstance(target, Target) else None
+        result = _validate_each(targets, inputs, options, only=only, workers=workers, progress=progress)
     except BaseException:
         if background is not None:
             background.cancel()
         raise
     if policy is not None:  # unreadable files are already validation findings
-        checked = background.result() if background is not None else policy_check(inputs, policy)
+        checked = (
+            background.result() if background is not None else policy_check(inputs, policy, targets=targets)
+        )
         result.extend(f for f in checked.findings if f.rule != YAML.id)
+    return result
+
+
+def _validate_each(
+    targets: Mapping[str, Target],
+    inputs: Sequence[str | Text],
+    options: ValidateOptions | None,
+    *,
+    only: Target | None,
+    workers: int,
+    progress: Progress | None,
+) -> Result:
+    """:func:`_validate` of the inputs of each target, merged (``only``: the one target named,
+    reported even when there is no input)."""
+    groups: dict[int, list[str | Text]] = {}
+    chosen: dict[int, Target] = {}
+    for item in inputs:
+        target = targets[input_name(item)]
+        groups.setdefault(id(target), []).append(item)
+        chosen.setdefault(id(target), target)
+    if only is not None:
+        chosen.setdefault(id(only), only)
+    result = Result()
+    trainer_v2 = False
+    for key, target in chosen.items():
+        part = _validate(target, groups.get(key, []), options, workers=workers, progress=progress)
+        if offers_trainer_v2(target.registry):
+            trainer_v2 = True
+        else:
+            part.findings = once_per_run(part, False)
+        result.files += part.files
+        result.documents += part.documents
+        result.extend(part.findings)
+    result.findings = once_per_run(result, trainer_v2)
+    described = [target.describe() for target in chosen.values()]
+    result.target = described[0] if len(described) == 1 else {"targets": described} if described else None
     return result
 
 
@@ -214,8 +346,6 @@ def _validate(
         elif isinstance(item, Text):
             result.files += 1
             validate_text(item.text, item.path, registry, options, result)
-    result.findings = once_per_run(result, offers_trainer_v2(registry))
-    result.target = target.describe()
     return result
 
 
@@ -244,20 +374,17 @@ def once_per_run(result: Result, trainer_v2: bool) -> list[Finding]:
 def policy_run(
     *,
     config: str | None = None,
-    cluster: str | None = None,
     facts: str | None = None,
     show_waived: bool = False,
 ) -> PolicyRun:
     """The rule pack, effective config and facts of a policy run.
 
-    Facts come from ``facts`` (a facts file), else ``cluster`` in ``apps/clusters.py``, else the
-    first declared cluster, else defaults (GPU resource names only).
+    ``facts`` (a facts file) gives the run's facts, else the defaults (GPU resource names only);
+    :func:`policy_check` with ``targets`` uses each input's target's facts instead.
 
     Raises:
-        UsageError: both ``cluster`` and ``facts``; an unknown cluster; a bad config or facts file.
+        UsageError: a bad config or facts file.
     """
-    if cluster is not None and facts is not None:
-        raise UsageError("give --cluster or --facts, not both")
     # the policy modules are imported when policies run (synth --changed and validate never do)
     from trainops.policy.config import load_config
     from trainops.policy.engine import PolicyRun
@@ -265,49 +392,30 @@ def policy_run(
     from trainops.policy.pack import load_pack
 
     pack = load_pack()
-    if facts is not None:
-        found = load_facts(facts)
-    else:
-        clusters = declared_clusters()
-        if cluster is not None:
-            found = Facts.of_cluster(find_cluster(clusters, cluster))
-        else:
-            found = Facts.of_cluster(clusters[0]) if clusters else Facts()
-    return PolicyRun(pack, load_config(pack, config), found, show_waived)
-
-
-def cluster_facts(name: str) -> Facts | None:
-    """Facts of the cluster ``name`` declared in ``apps/clusters.py`` (found from the working
-    directory), or ``None`` when no such cluster is declared."""
-    from trainops.policy.facts import Facts
-
-    for cluster in declared_clusters():
-        if cluster.name == name:
-            return Facts.of_cluster(cluster)
-    return None
+    return PolicyRun(pack, load_config(pack, config), load_facts(facts) if facts else Facts(), show_waived)
 
 
 def policy_check(
     inputs: Sequence[str | Text],
     run: PolicyRun,
     *,
-    cluster_facts: Callable[[str], Facts | None] | None = None,
+    targets: Mapping[str, Target] | None = None,
     workers: int = 1,
 ) -> Result:
-    """Run the policy rules over the documents of ``inputs``; cross-object rules see them all at once,
-    except that files inside different cluster trees (a directory holding ``lock.json``, i.e.
-    ``generated/<cluster>/``) are checked as separate sets, one per cluster.
+    """Run the policy rules over the documents of ``inputs``; cross-object rules see the documents of
+    one target at once, and each synth tree (``generated/<cluster>/``, holding lock.json) is a set of
+    its own (:func:`trainops.project.synth_trees`).
 
     Args:
         inputs: file paths, or texts in memory.
         run: pack, config and facts.
-        cluster_facts: facts for a cluster tree by its directory name (``None`` keeps ``run.facts``);
-            used when the user named no cluster or facts file.
+        targets: the target of each input by name (:func:`resolve_targets`): its facts replace
+            ``run.facts``. Default: every input with ``run.facts``.
         workers: processes for the per-document work of large sets (see
             :func:`~trainops.policy.engine.run_policies`).
 
-    A file that cannot be read as YAML text (binary, not UTF-8, a symlink out of the repository) is a
-    ``yaml`` finding (:func:`trainops.yaml.source.read_source`); the other files are still checked.
+    A file that cannot be read as YAML text (binary, not UTF-8, a FIFO) is a ``yaml`` finding
+    (:func:`trainops.yaml.source.read_source`); the other files are still checked.
     """
     from trainops.policy.engine import run_policies
 
@@ -322,28 +430,23 @@ def policy_check(
         unreadable.extend(f for f in source.findings if f.level == "error")
         if source.text is not None:
             texts.append((entry, source.text))
-    groups: dict[Path | None, list[Document]] = {}
+    groups: dict[tuple[int, str | None], list[Document]] = {}
+    facts: dict[tuple[int, str | None], Facts] = {}
+    trees = synth_trees([path for path, _ in texts])
     for path, text in texts:
-        tree = _cluster_tree(path)
+        target = targets.get(path) if targets is not None else None
+        key = (id(target) if target is not None else 0, trees[path])
+        if target is not None:
+            facts.setdefault(key, target.facts)
         for item in [text] if isinstance(text, Document) else stream_text(text, path):
             if isinstance(item, Document) and item.data is not None:
-                groups.setdefault(tree, []).append(item)
+                groups.setdefault(key, []).append(item)
     result = Result(files=len(inputs), documents=sum(len(docs) for docs in groups.values()))
     result.extend(unreadable)
-    for tree, documents in groups.items():
-        facts = cluster_facts(tree.name) if cluster_facts is not None and tree is not None else None
-        chosen = replace(run, facts=facts) if facts is not None else run
+    for key, documents in groups.items():
+        chosen = replace(run, facts=facts[key]) if key in facts else run
         result.extend(run_policies(documents, chosen, workers=workers))
     return result
-
-
-def _cluster_tree(path: str) -> Path | None:
-    """The cluster tree a file belongs to: the nearest of its three parent directories holding
-    ``lock.json`` (``generated/<cluster>/<app>/file.yaml``), else ``None``."""
-    for parent in list(Path(path).parents)[:3]:
-        if (parent / "lock.json").is_file():
-            return parent
-    return None
 
 
 def sync_schemas(
@@ -353,8 +456,18 @@ def sync_schemas(
     mirror: Path | None,
     force: bool = False,
     progress: Callable[[CatalogEntry], None] | None = None,
+    catalog: Path | None = None,
 ) -> SyncReport:
-    """:func:`trainops.schemas.sync.sync` with the validator's CEL census recorded in the index."""
+    """:func:`trainops.schemas.sync.sync` with the validator's CEL census recorded in the index
+    (``catalog``: the file ``entries`` come from; default the shipped one)."""
     from trainops.schemas.sync import sync  # only `schemas sync` needs it (start-up of `validate`)
 
-    return sync(entries, cache, mirror=mirror, force=force, progress=progress, census=census)
+    return sync(
+        entries,
+        cache,
+        mirror=mirror,
+        force=force,
+        progress=progress,
+        census=census,
+        catalog=catalog or PACKAGED_CATALOG,
+    )

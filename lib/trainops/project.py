@@ -1,27 +1,40 @@
-"""The one loader of a trainops repository: ``apps/clusters.py`` (targets) and the ``apps`` package.
+"""The one loader of a trainops repository (``apps/clusters.py`` and the ``apps`` package) and the one
+target resolver.
 
 :func:`load_clusters` reads only ``apps/clusters.py`` (no cdk8s import: ``validate --cluster`` stays
 fast); :func:`load_project` imports the whole ``apps`` package for ``synth``, ``ci`` and ``diff``,
 reusing that same clusters module. User code that fails to import is a one-line usage error.
+
+:func:`resolve_clusters` decides, for every file any command checks (``validate``, ``validate
+--policy``, ``policy check``, ``synth``, ``ci``), which cluster it is checked against (DESIGN.md
+decision 6); :func:`trainops.pipeline.resolve_targets` turns its answer into targets.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
+from trainops.naming import DNS1123_LABEL
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from trainops.app import AppDef
 
 #: The package under the repository root that holds the apps.
 APPS_PACKAGE = "apps"
+#: The file that marks a tree ``trainops synth`` wrote, ``<out>/<cluster>/lock.json``
+#: (:data:`trainops.synth.lockfile.LOCK_NAME`).
+SYNTH_TREE_MARK = "lock.json"
+#: How :attr:`Resolution.reason` starts for a file of a synth tree.
+TREE = "synth tree "
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,22 @@ def find_cluster(clusters: tuple[Cluster, ...], name: str) -> Cluster:
             return cluster
     known = ", ".join(c.name for c in clusters) or "none"
     raise UsageError(f"unknown cluster {name!r} (apps/clusters.py declares: {known})")
+
+
+def check_cluster_option(name: str, root: Path) -> None:
+    """Refuse a ``--cluster`` of ``synth`` or ``ci`` that is not a declared cluster's name, before
+    any path is built from it (``generated/<name>``).
+
+    Raises:
+        UsageError: ``name`` is not a DNS-1123 label (what :class:`~trainops.cluster.Cluster`
+            requires; so never ``..``, ``/`` nor any path), or the repository at or above ``root``
+            declares no cluster of that name in ``apps/clusters.py``.
+    """
+    problem = DNS1123_LABEL.problem(name)
+    if problem is not None:
+        raise UsageError(f"--cluster {name!r}: not a cluster name: it {problem}")
+    if find_root(root) is not None:
+        find_cluster(declared_clusters(root), name)
 
 
 def find_root(start: Path | None = None) -> Path | None:
@@ -158,3 +187,115 @@ def _forget(module: str) -> None:
     """Drop an already-imported ``module`` and its submodules so the user's current code is loaded."""
     for name in [n for n in sys.modules if n == module or n.startswith(f"{module}.")]:
         del sys.modules[name]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The cluster one file is checked against, and why.
+
+    Args:
+        cluster: the declared cluster, or ``None`` for every catalogued operator on the newest
+            Kubernetes (outside a repository, or in one that declares no cluster).
+        reason: how it was chosen, for ``-v``: ``synth tree generated/gpu-next``,
+            ``--cluster gpu-prod``, ``first cluster of apps/clusters.py`` or ``no apps/clusters.py``.
+        tree: the synth tree holding the file (``<out>/<cluster>``, as the path was named), when
+            the cluster was taken from it.
+    """
+
+    cluster: Cluster | None
+    reason: str
+    tree: str | None = None
+
+
+def resolve_clusters(
+    paths: Sequence[str],
+    *,
+    cluster: str | None = None,
+    root: Path | None = None,
+    clusters: tuple[Cluster, ...] | None = None,
+) -> dict[str, Resolution]:
+    """The one target resolver: which declared cluster each of ``paths`` is checked against.
+
+    In order (DESIGN.md decision 6):
+
+    1. a file under a tree ``trainops synth`` wrote (the nearest directory above it holding
+       ``lock.json``, :data:`SYNTH_TREE_MARK`) whose name is a declared cluster: that cluster,
+       whatever the options (``validate generated`` checks each cluster's tree against its own
+       cluster);
+    2. ``cluster`` (``--cluster``): that declared cluster;
+    3. inside a trainops repository: its first declared cluster;
+    4. otherwise: ``None``, every catalogued operator on the newest Kubernetes.
+
+    Args:
+        paths: file paths as named (relative to the working directory, or absolute), or names of
+            texts in memory (``<stdin>``, ``<out>/<cluster>/<app>/<file>`` for rendered objects);
+            a path need not exist.
+        cluster: the ``--cluster`` option, or ``None``.
+        root: where the repository is looked for (at or above it); default: the working directory.
+        clusters: the declared clusters when the caller has loaded them (``synth`` and ``ci``:
+            :attr:`Project.clusters`); default: ``apps/clusters.py`` of that repository.
+
+    Returns:
+        path → :class:`Resolution`, for every path.
+
+    Raises:
+        UsageError: ``cluster`` is not declared (checked even when no path needs it);
+            ``apps/clusters.py`` fails to load.
+    """
+    if clusters is None:
+        repository = find_root(root)
+        clusters = declared_clusters(repository) if repository is not None else ()
+    by_name = {c.name: c for c in clusters}
+    if cluster is not None:
+        default = Resolution(find_cluster(clusters, cluster), f"--cluster {cluster}")
+    elif clusters:
+        default = Resolution(clusters[0], f"first cluster of {APPS_PACKAGE}/clusters.py")
+    else:
+        default = Resolution(None, f"no {APPS_PACKAGE}/clusters.py")
+    resolved: dict[str, Resolution] = {}
+    for path, tree in synth_trees(paths).items():
+        if tree is not None and os.path.basename(tree) in by_name:
+            shown = _shown(path, tree)
+            resolved[path] = Resolution(by_name[os.path.basename(tree)], f"{TREE}{shown}", shown)
+        else:
+            resolved[path] = default
+    return resolved
+
+
+def synth_trees(paths: Sequence[str]) -> dict[str, str | None]:
+    """The synth tree holding each of ``paths``: the nearest directory above it holding
+    :data:`SYNTH_TREE_MARK` (absolute), or ``None``. Objects of different trees go to different
+    clusters (cross-object policy rules see one tree at a time)."""
+    trees: dict[str, str | None] = {}  # directory → the synth tree holding it
+    return {path: _synth_tree(os.path.dirname(os.path.abspath(path)), trees) for path in paths}
+
+
+def _synth_tree(directory: str, trees: dict[str, str | None]) -> str | None:
+    """The nearest directory at or above ``directory`` (absolute) holding :data:`SYNTH_TREE_MARK`,
+    memoised in ``trees`` for every directory looked at."""
+    walked: list[str] = []
+    found: str | None = None
+    current = directory
+    while True:
+        if current in trees:
+            found = trees[current]
+            break
+        walked.append(current)
+        if os.path.isfile(os.path.join(current, SYNTH_TREE_MARK)):
+            found = current
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for seen in walked:
+        trees[seen] = found
+    return found
+
+
+def _shown(path: str, tree: str) -> str:
+    """``tree`` as the user named ``path``: relative when ``path`` was, e.g. ``generated/gpu-next``."""
+    if os.path.isabs(path):
+        return tree
+    relative = os.path.relpath(tree)
+    return relative if not relative.startswith("..") else tree

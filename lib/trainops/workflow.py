@@ -2,28 +2,28 @@
 
 ``trainops synth`` (before it writes anything) and ``trainops ci`` (after the drift check) both
 validate what synth rendered through :func:`trainops.pipeline.check`, each cluster against its
-own target (Kubernetes minor and installed operators from ``apps/clusters.py``), unless a
-``--kubernetes-version`` overrides the minor.
+own target as the one resolver gives it (:func:`trainops.pipeline.resolve_targets`: the files of
+``<out>/<cluster>/`` are that cluster's), unless a ``--kubernetes-version`` overrides the minor.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainops.cluster import Cluster
 from trainops.findings import Result
-from trainops.pipeline import Target, Text, check
+from trainops.pipeline import Target, Text, check, resolve_targets
 from trainops.project import Project
 from trainops.synth import AppResult
 from trainops.validate.context import ValidateOptions
 from trainops.yaml import limits
 from trainops.yaml.load import Document
 
-#: ``policy(cluster, texts) -> Result``: the policy rules over one cluster's rendered texts.
-PolicyHook = Callable[[Cluster, list[Text]], Result]
+#: ``policy(texts, targets) -> Result``: the policy rules over one cluster's rendered texts, each
+#: with its target (by name) giving the facts.
+PolicyHook = Callable[[list[Text], Mapping[str, Target]], Result]
 
 
 @dataclass(frozen=True)
@@ -73,18 +73,26 @@ def check_rendered(
     checks: list[AppCheck] = []
     inputs: dict[int, list[Text]] = {}
     targets: dict[str, Target] = {}
+    for cluster_name in dict.fromkeys(app.cluster for app in results):
+        project.cluster(cluster_name)  # a declared cluster, or UsageError
+        for app in results:
+            if app.cluster == cluster_name:
+                inputs[id(app)] = rendered_inputs(app, out)
+        names = [text.path for app in results if app.cluster == cluster_name for text in inputs[id(app)]]
+        targets.update(
+            resolve_targets(
+                names,
+                cache_dir=cache_dir,
+                cluster=cluster_name,
+                kubernetes_version=kubernetes_version,
+                root=project.root,
+                clusters=project.clusters,
+            )
+        )
     for app in results:
-        target = targets.get(app.cluster)
-        if target is None:
-            cluster = project.cluster(app.cluster)
-            target = Target.of_cluster(cluster, cache_dir)
-            if kubernetes_version:
-                target = Target(kubernetes_version, target.operators, cache_dir, cluster.name)
-            targets[app.cluster] = target
         start = time.perf_counter()
-        texts = rendered_inputs(app, out)
-        inputs[id(app)] = texts
-        result = check(target, texts, options)
+        texts = inputs[id(app)]
+        result = check({text.path: targets[text.path] for text in texts}, texts, options)
         checks.append(AppCheck(app, result, time.perf_counter() - start))
         total.files += result.files
         total.documents += result.documents
@@ -92,7 +100,7 @@ def check_rendered(
     if policy is not None:
         for cluster_name in dict.fromkeys(app.cluster for app in results):
             texts = [text for app in results if app.cluster == cluster_name for text in inputs[id(app)]]
-            total.extend(policy(project.cluster(cluster_name), texts).findings)
+            total.extend(policy(texts, targets).findings)
     return total, checks
 
 
@@ -120,7 +128,7 @@ def rendered_inputs(app: AppResult, out: Path) -> list[Text]:
 
 def policy_hook(root: Path) -> PolicyHook | None:
     """The policy step of ``synth`` and ``ci``: the repository's rule pack (``<root>/policies``)
-    with its config, run per cluster with that cluster's facts; ``None`` when the repository has
+    with its config, run per cluster with its targets' facts; ``None`` when the repository has
     no pack.
 
     Raises:
@@ -137,7 +145,7 @@ def policy_hook(root: Path) -> PolicyHook | None:
     pack = load_pack(root / PACKAGE)
     config = load_config(pack)
 
-    def run(cluster: Cluster, texts: list[Text]) -> Result:
-        return policy_check(texts, PolicyRun(pack, config, Facts.of_cluster(cluster)))
+    def run(texts: list[Text], targets: Mapping[str, Target]) -> Result:
+        return policy_check(texts, PolicyRun(pack, config, Facts()), targets=targets)
 
     return run

@@ -35,7 +35,7 @@ def test_contracts_are_kept() -> None:
             "from trainops.validate import engine",
             "schemas import nothing from validate",
         ),
-        ("constructs/data_volume.py", "from trainops.pipeline import check", "constructs import nothing"),
+        ("constructs/volume_claim.py", "from trainops.pipeline import check", "constructs import nothing"),
         ("naming.py", "from trainops.synth import render", "Layers of trainops"),
     ],
 )

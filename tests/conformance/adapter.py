@@ -2,8 +2,9 @@
 
 trainops is called in-process through its command line, ``trainops validate --format json``, once
 for all files, with the cluster-independent target: Kubernetes :data:`KUBERNETES_MINOR` (the
-oracle's minor; kubernetes-validate 1.37.0 ships 1.36) and every catalogued operator (no
-``--cluster``). A document is rejected iff it has at least one ``error`` finding (issue 14:
+server's minor; kubernetes-validate 1.37.0 ships 1.36) and every catalogued operator (no
+``--cluster``; run from ``cache_dir``, outside any repository), schemas from ``cache_dir`` only
+(``--offline``). A document is rejected iff it has at least one ``error`` finding (issue 14:
 warnings aside).
 """
 
@@ -31,7 +32,8 @@ def trainops_errors(files: Sequence[Path], cache_dir: Path) -> dict[tuple[str, i
     from trainops.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    args = ["validate", "--format", "json", "--kubernetes-version", KUBERNETES_MINOR]
+    # --offline: every schema comes from ``cache_dir`` (a synced cache); nothing is downloaded
+    args = ["validate", "--format", "json", "--offline", "--kubernetes-version", KUBERNETES_MINOR]
     given = {str(Path(f).resolve()): str(f) for f in files}
     # From outside the repository: the all-operators target (inside it, the first cluster's).
     with contextlib.chdir(cache_dir), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trainops.cluster import Cluster
-from trainops.constructs import Autoscaler, DataVolume, ModelServer
+from trainops.constructs import Autoscaler, ModelServer, VolumeClaim
 
 
 def _server(chart: Any, cluster: Cluster, **props: Any) -> ModelServer:
@@ -72,7 +72,7 @@ def test_second_autoscaler_is_refused(chart: Any, test_cluster: Cluster) -> None
 
 
 def test_rwo_model_volume_cannot_be_autoscaled(chart: Any, test_cluster: Cluster) -> None:
-    models = DataVolume(chart, "Models", cluster=test_cluster, name="models", size="1Gi")
+    models = VolumeClaim(chart, "Models", cluster=test_cluster, name="models", size="1Gi")
     server = _server(chart, test_cluster, replicas=1, model_volume=models)
     with pytest.raises(
         ValueError, match=r"^Autoscaler target model_volume volume='models': access mode ReadWriteOnce"

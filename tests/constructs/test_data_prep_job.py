@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataPrepJob, DataVolume
+from trainops.constructs import DataPrepJob, VolumeClaim
 from trainops.pipeline import Target, Text, check
 
 RCLONE = "docker.io/rclone/rclone:1.68.2"
@@ -17,7 +17,7 @@ COPY = ["rclone", "copy", "--progress", "$(SOURCE_URI)", "$(TARGET_DIR)"]
 
 
 def _build(chart: Any, cluster: Cluster, **kwargs: Any) -> DataPrepJob:
-    volume = DataVolume(
+    volume = VolumeClaim(
         chart, "Data", cluster=cluster, name="imagenet", size="2Ti", access_mode="ReadWriteMany"
     )
     props: dict[str, Any] = {

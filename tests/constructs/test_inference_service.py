@@ -12,10 +12,10 @@ from construct_helpers import raw_object, upstream_doc, validate_docs, without_p
 from trainops.cluster import Cluster, Taint
 from trainops.constructs import (
     ClusterServingRuntime,
-    DataVolume,
     InferenceService,
     ModelFormat,
     ServingRuntime,
+    VolumeClaim,
 )
 
 KSERVE = Cluster(
@@ -104,7 +104,7 @@ def test_canary_with_runtime_and_transformer(
 
 
 def test_model_from_volume(chart: Any, synth: Any) -> None:
-    models = DataVolume(
+    models = VolumeClaim(
         chart, "Models", cluster=KSERVE, name="models", size="10Gi", access_mode="ReadOnlyMany"
     )
     isvc = InferenceService(

@@ -12,7 +12,7 @@ import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, JAXJob, RunPolicy
+from trainops.constructs import JAXJob, RunPolicy, VolumeClaim
 from trainops.constructs.jax_job import MAX_BASE_NAME
 
 IMAGE = "registry.example.com/ml/jax-train:0.4.35-cuda12"
@@ -34,7 +34,7 @@ def _pod(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _custom(chart: Any, cluster: Cluster) -> JAXJob:
-    data = DataVolume(
+    data = VolumeClaim(
         chart,
         "Data",
         cluster=cluster,
@@ -50,7 +50,7 @@ def _custom(chart: Any, cluster: Cluster) -> JAXJob:
         command=["python3", "train.py"],
         args=["--steps=10000"],
         workers=4,
-        gpus_per_replica=8,
+        gpus_per_node=8,
         cpu="96",
         memory="1Ti",
         rdma=4,
@@ -156,7 +156,7 @@ def test_parity_with_upstream_cpu_demo(chart: Any, synth: Any, test_cluster: Clu
         ({"command": "python3"}, "JAXJob command='python3': must be a sequence of strings"),
         ({"args": [None]}, "JAXJob args=[None]: must be a sequence of strings"),
         ({"workers": 0}, "JAXJob workers=0: must be at least 1"),
-        ({"gpus_per_replica": -2}, "JAXJob gpus_per_replica=-2: must be at least 0"),
+        ({"gpus_per_node": -2}, "JAXJob gpus_per_node=-2: must be at least 0"),
         ({"cpu": "many"}, "JAXJob cpu='many': 'many' is not a quantity"),
         ({"memory": "1.5"}, "JAXJob memory='1.5': must be a whole number of bytes"),
         ({"rdma": 1.5}, "JAXJob rdma=1.5: must be a whole number"),

@@ -98,7 +98,7 @@ def spot_cluster(test_cluster: Cluster) -> Cluster:
 def test_checkpoints_on_spot_nodes_and_gpu_type(
     chart: Any, synth: Any, spot_cluster: Cluster, schema_cache: Path, kind: str
 ) -> None:
-    job = JOBS[kind](chart, cluster=spot_cluster, gpus_per_replica=1)
+    job = JOBS[kind](chart, cluster=spot_cluster, gpus_per_node=1)
     before = job.name
     job.use_checkpoints("checkpoints", "/ckpt", spot=True)
     job.place_on("a100")

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, ModelServer
+from trainops.constructs import ModelServer, VolumeClaim
 
 IMAGE = "tensorflow/serving:2.14.1"
 
@@ -36,7 +36,7 @@ def test_defaults(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) ->
 
 
 def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> None:
-    models = DataVolume(
+    models = VolumeClaim(
         chart, "Models", cluster=test_cluster, name="models", size="50Gi", access_mode="ReadOnlyMany"
     )
     _server(
@@ -172,7 +172,7 @@ def test_bad_prop(chart: Any, test_cluster: Cluster, props: dict[str, Any], mess
 
 
 def test_rwo_model_volume_with_several_replicas_is_refused(chart: Any, test_cluster: Cluster) -> None:
-    models = DataVolume(chart, "Models", cluster=test_cluster, name="models", size="1Gi")
+    models = VolumeClaim(chart, "Models", cluster=test_cluster, name="models", size="1Gi")
     with pytest.raises(
         ValueError,
         match=r"^ModelServer model_volume volume='models': access mode ReadWriteOnce cannot be shared by 2 pods",

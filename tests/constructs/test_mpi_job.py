@@ -53,7 +53,7 @@ def test_gpu_workers_set_slots_and_np(chart: Any, synth: Any, golden: Any, mpi_c
         image=HOROVOD,
         command=["python", "bench.py"],
         workers=4,
-        gpus_per_worker=8,
+        gpus_per_node=8,
         cpu="32",
         memory="256Gi",
         mpi_implementation="OpenMPI",
@@ -140,7 +140,7 @@ def test_validates_against_the_v2beta1_crd(
         image=HOROVOD,
         command=["python", "b.py"],
         workers=2,
-        gpus_per_worker=2,
+        gpus_per_node=2,
     )
     job.mount("datasets", "/data", read_only=True)
     texts = [Text(f"{k}.yaml", t) for k, t in synth(chart).items()]

@@ -12,7 +12,7 @@ import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, PaddleElasticPolicy, PaddleJob, RunPolicy
+from trainops.constructs import PaddleElasticPolicy, PaddleJob, RunPolicy, VolumeClaim
 from trainops.constructs.paddle_job import MAX_BASE_NAME
 
 IMAGE = "registry.example.com/ml/paddle-train:2.6.1-gpu-cuda12.0"
@@ -34,7 +34,7 @@ def _pod(doc: dict[str, Any], replica: str) -> dict[str, Any]:
 
 
 def _custom(chart: Any, cluster: Cluster) -> PaddleJob:
-    data = DataVolume(
+    data = VolumeClaim(
         chart,
         "Data",
         cluster=cluster,
@@ -51,7 +51,7 @@ def _custom(chart: Any, cluster: Cluster) -> PaddleJob:
         args=["-m", "paddle.distributed.launch", "train.py"],
         workers=4,
         servers=2,
-        gpus_per_replica=8,
+        gpus_per_node=8,
         cpu="64",
         memory="512Gi",
         server_cpu="16",
@@ -169,7 +169,7 @@ def test_parity_with_upstream_simple_cpu(chart: Any, synth: Any, test_cluster: C
         ({"args": "-m"}, "PaddleJob args='-m': must be a sequence of strings"),
         ({"workers": 0}, "PaddleJob workers=0: must be at least 1"),
         ({"servers": -1}, "PaddleJob servers=-1: must be at least 0"),
-        ({"gpus_per_replica": 0.5}, "PaddleJob gpus_per_replica=0.5: must be a whole number"),
+        ({"gpus_per_node": 0.5}, "PaddleJob gpus_per_node=0.5: must be a whole number"),
         ({"cpu": "x"}, "PaddleJob cpu='x': 'x' is not a quantity"),
         ({"memory": "0"}, "PaddleJob memory='0': must be greater than zero"),
         ({"server_cpu": "0"}, "PaddleJob server_cpu='0': must be greater than zero"),

@@ -10,7 +10,7 @@ import yaml
 from construct_helpers import raw_object, upstream_doc, validate_docs, without_paths
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, PodMonitor, PyTorchJob
+from trainops.constructs import PodMonitor, PyTorchJob, VolumeClaim
 
 IMAGE = "registry.example.com/ml/pytorch-train:2.2.0-cuda12.1"
 _RELEASE = Cluster(
@@ -91,7 +91,7 @@ def test_mount_after_monitor_fails_validation(chart: Any, test_cluster: Cluster)
     job = _job(chart, test_cluster)
     monitor = PodMonitor(chart, "Monitor", cluster=test_cluster, job=job)
     selected = job.name
-    job.mount(DataVolume(chart, "Data", cluster=test_cluster, name="data", size="1Gi"), "/data")
+    job.mount(VolumeClaim(chart, "Data", cluster=test_cluster, name="data", size="1Gi"), "/data")
     assert monitor.node.validate() == [
         f"PodMonitor job={selected!r}: the PyTorchJob is now named {job.name!r} (mount() after the "
         "PodMonitor); create the PodMonitor last"

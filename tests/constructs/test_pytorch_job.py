@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, ElasticPolicy, PyTorchJob, RunPolicy
+from trainops.constructs import ElasticPolicy, PyTorchJob, RunPolicy, VolumeClaim
 
 IMAGE = "registry.example.com/ml/pytorch-train:2.2.0-cuda12.1"
 
@@ -42,7 +42,7 @@ def test_defaults(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) ->
 
 
 def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> None:
-    data = DataVolume(
+    data = VolumeClaim(
         chart,
         "Data",
         cluster=test_cluster,
@@ -59,7 +59,7 @@ def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> N
         args=["--epochs=3"],
         master=False,
         workers=3,
-        gpus_per_replica=8,
+        gpus_per_node=8,
         cpu="64",
         memory="512Gi",
         rdma=2,
@@ -96,7 +96,7 @@ def test_same_props_give_the_same_name(chart: Any, test_cluster: Cluster) -> Non
 
 
 def test_shm_size_is_half_the_memory_limit(chart: Any, synth: Any, test_cluster: Cluster) -> None:
-    job = _job(chart, test_cluster, gpus_per_replica=4, memory="96Gi")
+    job = _job(chart, test_cluster, gpus_per_node=4, memory="96Gi")
     _, doc = _doc(synth, chart, job)
     volumes = doc["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["volumes"]
     shm = next(v for v in volumes if v["name"] == "shm")
@@ -106,8 +106,8 @@ def test_shm_size_is_half_the_memory_limit(chart: Any, synth: Any, test_cluster:
 @pytest.mark.parametrize(
     ("props", "expected"),
     [
-        ({"gpus_per_replica": 1}, False),
-        ({"gpus_per_replica": 2}, True),
+        ({"gpus_per_node": 1}, False),
+        ({"gpus_per_node": 2}, True),
         ({"workers": 1}, True),
         ({"shm_size": "1Gi"}, True),
     ],
@@ -122,7 +122,7 @@ def test_shm_is_mounted_when_needed(
 
 
 def test_gpu_pods_tolerate_taints_and_select_gpu_nodes(chart: Any, synth: Any, test_cluster: Cluster) -> None:
-    _, doc = _doc(synth, chart, _job(chart, test_cluster, gpus_per_replica=1))
+    _, doc = _doc(synth, chart, _job(chart, test_cluster, gpus_per_node=1))
     pod = doc["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
     assert pod["tolerations"] == [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Exists"}]
     assert pod["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
@@ -130,7 +130,7 @@ def test_gpu_pods_tolerate_taints_and_select_gpu_nodes(chart: Any, synth: Any, t
 
 
 def test_gpu_env_defaults_yield_to_user_env(chart: Any, synth: Any, test_cluster: Cluster) -> None:
-    _, doc = _doc(synth, chart, _job(chart, test_cluster, gpus_per_replica=2, env={"NCCL_DEBUG": "INFO"}))
+    _, doc = _doc(synth, chart, _job(chart, test_cluster, gpus_per_node=2, env={"NCCL_DEBUG": "INFO"}))
     env = {e["name"]: e["value"] for e in _container(doc, "Master")["env"]}
     assert env == {"NCCL_DEBUG": "INFO", "NCCL_IB_DISABLE": "1"}
 
@@ -162,7 +162,7 @@ def test_same_input_gives_identical_yaml(synth: Any, test_cluster: Cluster, char
 
     texts = []
     for scope in (chart, Chart(App(), "other", namespace="ml-test", disable_resource_name_hashes=True)):
-        job = _job(scope, test_cluster, workers=2, gpus_per_replica=2)
+        job = _job(scope, test_cluster, workers=2, gpus_per_node=2)
         job.mount("training-data", "/data")
         texts.append(synth(scope)[f"PyTorchJob/{job.name}"])
     assert texts[0] == texts[1]
@@ -201,8 +201,8 @@ def test_rdma_on_a_cluster_without_rdma_resource(chart: Any) -> None:
         ({"args": ["--epochs", 3]}, "PyTorchJob args=['--epochs', 3]: must be a sequence of strings"),
         ({"master": False}, "PyTorchJob workers=0: must be at least 1"),
         ({"workers": -1}, "PyTorchJob workers=-1: must be at least 0"),
-        ({"gpus_per_replica": 1.5}, "PyTorchJob gpus_per_replica=1.5: must be a whole number"),
-        ({"gpus_per_replica": -1}, "PyTorchJob gpus_per_replica=-1: must be at least 0"),
+        ({"gpus_per_node": 1.5}, "PyTorchJob gpus_per_node=1.5: must be a whole number"),
+        ({"gpus_per_node": -1}, "PyTorchJob gpus_per_node=-1: must be at least 0"),
         ({"cpu": "two"}, "PyTorchJob cpu='two': 'two' is not a quantity"),
         ({"cpu": "0"}, "PyTorchJob cpu='0': must be greater than zero"),
         ({"memory": "1.5"}, "PyTorchJob memory='1.5': must be a whole number of bytes"),
@@ -211,8 +211,8 @@ def test_rdma_on_a_cluster_without_rdma_resource(chart: Any) -> None:
         ({"env": {"X": 1}}, "PyTorchJob env: X=1 must be a string"),
         ({"shm_size": "16Gi", "memory": "8Gi"}, "PyTorchJob shm_size='16Gi': must not exceed memory='8Gi'"),
         (
-            {"nproc_per_node": 2, "gpus_per_replica": 4},
-            "PyTorchJob nproc_per_node=2: must equal gpus_per_replica=4",
+            {"nproc_per_node": 2, "gpus_per_node": 4},
+            "PyTorchJob nproc_per_node=2: must equal gpus_per_node=4",
         ),
         ({"nproc_per_node": "many"}, "PyTorchJob nproc_per_node='many': must be a whole number"),
         ({"nproc_per_node": 0}, "PyTorchJob nproc_per_node=0: must be at least 1"),
@@ -295,8 +295,8 @@ def test_bad_mount(
     chart: Any, test_cluster: Cluster, volume: str, path: str, read_only: bool, message: str
 ) -> None:
     claims = {
-        "rwo": DataVolume(chart, "Rwo", cluster=test_cluster, name="rwo", size="1Gi"),
-        "rox": DataVolume(
+        "rwo": VolumeClaim(chart, "Rwo", cluster=test_cluster, name="rwo", size="1Gi"),
+        "rox": VolumeClaim(
             chart, "Rox", cluster=test_cluster, name="rox", size="1Gi", access_mode="ReadOnlyMany"
         ),
     }

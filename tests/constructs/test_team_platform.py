@@ -11,7 +11,6 @@ from construct_helpers import validate_docs
 from trainops.cluster import Cluster
 from trainops.constructs import (
     Autoscaler,
-    DataVolume,
     LimitRange,
     ModelServer,
     NetworkPolicy,
@@ -23,6 +22,7 @@ from trainops.constructs import (
     ServiceAccount,
     ServiceMonitor,
     TeamNamespace,
+    VolumeClaim,
 )
 
 _CLUSTER = Cluster(
@@ -43,7 +43,7 @@ def _stack(chart: Any) -> None:
     NetworkPolicy.allow_scrape(chart, "Scrape", cluster=_CLUSTER)
     account = ServiceAccount(chart, "Account", name="ci")
     Role.training_submitter(chart, "Submitter").bind(account)
-    models = DataVolume(
+    models = VolumeClaim(
         chart, "Models", cluster=_CLUSTER, name="models", size="100Gi", access_mode="ReadOnlyMany"
     )
     server = ModelServer(

@@ -12,7 +12,7 @@ import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, RunPolicy, TFJob
+from trainops.constructs import RunPolicy, TFJob, VolumeClaim
 from trainops.constructs.tf_job import MAX_BASE_NAME
 
 IMAGE = "registry.example.com/ml/tf-train:2.16.1-gpu"
@@ -34,7 +34,7 @@ def _pod(doc: dict[str, Any], replica: str) -> dict[str, Any]:
 
 
 def _custom(chart: Any, cluster: Cluster) -> TFJob:
-    data = DataVolume(
+    data = VolumeClaim(
         chart,
         "Data",
         cluster=cluster,
@@ -53,7 +53,7 @@ def _custom(chart: Any, cluster: Cluster) -> TFJob:
         ps=2,
         workers=4,
         evaluator=True,
-        gpus_per_replica=4,
+        gpus_per_node=4,
         cpu="32",
         memory="256Gi",
         ps_cpu="8",
@@ -110,16 +110,14 @@ def test_chief_only_job_has_no_worker(chart: Any, test_cluster: Cluster) -> None
 def test_gpu_replicas_get_gpus_and_placement(
     chart: Any, synth: Any, test_cluster: Cluster, replica: str
 ) -> None:
-    _, doc = _doc(
-        synth, chart, _job(chart, test_cluster, chief=True, ps=1, evaluator=True, gpus_per_replica=2)
-    )
+    _, doc = _doc(synth, chart, _job(chart, test_cluster, chief=True, ps=1, evaluator=True, gpus_per_node=2))
     pod = _pod(doc, replica)
     assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "2"
     assert pod["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
 
 
 def test_ps_defaults_to_the_worker_size_without_gpus(chart: Any, synth: Any, test_cluster: Cluster) -> None:
-    _, doc = _doc(synth, chart, _job(chart, test_cluster, ps=1, gpus_per_replica=2, memory="16Gi"))
+    _, doc = _doc(synth, chart, _job(chart, test_cluster, ps=1, gpus_per_node=2, memory="16Gi"))
     container = _pod(doc, "PS")["containers"][0]
     assert container["resources"]["limits"] == {"cpu": "2", "memory": "16Gi"}
     assert "env" not in container  # the NCCL defaults belong to GPU pods
@@ -204,7 +202,7 @@ def test_parity_with_upstream_dist_mnist(chart: Any, synth: Any, test_cluster: C
         ({"workers": -1, "chief": True}, "TFJob workers=-1: must be at least 0"),
         ({"ps": -1}, "TFJob ps=-1: must be at least 0"),
         ({"ps": 1.5}, "TFJob ps=1.5: must be a whole number"),
-        ({"gpus_per_replica": 1.5}, "TFJob gpus_per_replica=1.5: must be a whole number"),
+        ({"gpus_per_node": 1.5}, "TFJob gpus_per_node=1.5: must be a whole number"),
         ({"cpu": "two"}, "TFJob cpu='two': 'two' is not a quantity"),
         ({"memory": "1.5"}, "TFJob memory='1.5': must be a whole number of bytes"),
         ({"ps_cpu": "0"}, "TFJob ps_cpu='0': must be greater than zero"),

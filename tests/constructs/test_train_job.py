@@ -12,7 +12,7 @@ import yaml
 
 from conftest import EXAMPLES, needs_shared
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, TrainingJob, TrainJob
+from trainops.constructs import TrainingJob, TrainJob, VolumeClaim
 from trainops.kinds import pod_templates
 from trainops.pipeline import Target, Text, check
 
@@ -45,7 +45,7 @@ def test_defaults(chart: Any, synth: Any, golden: Any, v2_cluster: Cluster) -> N
 
 
 def test_custom(chart: Any, synth: Any, golden: Any, v2_cluster: Cluster) -> None:
-    data = DataVolume(
+    data = VolumeClaim(
         chart, "Data", cluster=v2_cluster, name="datasets", size="1Ti", access_mode="ReadOnlyMany"
     )
     job = TrainJob(
@@ -138,7 +138,7 @@ def test_training_job_follows_the_target(
         cluster=v2_cluster,
         name="resnet",
         image="x.io/r:1",
-        nodes=2,
+        num_nodes=2,
         gpus_per_node=4,
         queue="team-a",
     )
@@ -150,7 +150,7 @@ def test_training_job_follows_the_target(
         priority="production",
         name="resnet",
         image="x.io/r:1",
-        nodes=2,
+        num_nodes=2,
         gpus_per_node=4,
         queue="team-a",
     )

@@ -12,7 +12,7 @@ import yaml
 from kubeflow_support import set_path, strip_trainops, upstream_example, validation_problems
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume, RunPolicy, XGBoostJob
+from trainops.constructs import RunPolicy, VolumeClaim, XGBoostJob
 from trainops.constructs.xgboost_job import MAX_BASE_NAME
 
 IMAGE = "registry.example.com/ml/xgboost-train:2.1.1"
@@ -34,7 +34,7 @@ def _container(doc: dict[str, Any], replica: str) -> dict[str, Any]:
 
 
 def _custom(chart: Any, cluster: Cluster) -> XGBoostJob:
-    data = DataVolume(
+    data = VolumeClaim(
         chart,
         "Data",
         cluster=cluster,
@@ -50,7 +50,7 @@ def _custom(chart: Any, cluster: Cluster) -> XGBoostJob:
         command=["python", "/opt/train.py"],
         args=["--n_estimators=500"],
         workers=3,
-        gpus_per_replica=1,
+        gpus_per_node=1,
         cpu="16",
         memory="64Gi",
         env={"OMP_NUM_THREADS": "16"},
@@ -169,7 +169,7 @@ def test_parity_with_upstream_rabit_smoke_test(chart: Any, synth: Any, test_clus
         ({"args": [1]}, "XGBoostJob args=[1]: must be a sequence of strings"),
         ({"workers": -1}, "XGBoostJob workers=-1: must be at least 0"),
         ({"workers": 1.5}, "XGBoostJob workers=1.5: must be a whole number"),
-        ({"gpus_per_replica": -1}, "XGBoostJob gpus_per_replica=-1: must be at least 0"),
+        ({"gpus_per_node": -1}, "XGBoostJob gpus_per_node=-1: must be at least 0"),
         ({"cpu": "0"}, "XGBoostJob cpu='0': must be greater than zero"),
         ({"memory": "1.5"}, "XGBoostJob memory='1.5': must be a whole number of bytes"),
         ({"rdma": True}, "XGBoostJob rdma=True: must be a whole number"),
@@ -194,7 +194,7 @@ def test_cluster_without_training_operator_is_refused(chart: Any) -> None:
 
 
 def test_rwo_claim_cannot_be_shared_by_workers(chart: Any, test_cluster: Cluster) -> None:
-    rwo = DataVolume(chart, "Rwo", cluster=test_cluster, name="rwo", size="1Gi")
+    rwo = VolumeClaim(chart, "Rwo", cluster=test_cluster, name="rwo", size="1Gi")
     job = _job(chart, test_cluster, workers=1)
     with pytest.raises(ValueError, match=r"^XGBoostJob mount volume='rwo': access mode ReadWriteOnce"):
         job.mount(rwo, "/data")

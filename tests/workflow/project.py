@@ -18,7 +18,7 @@ import pathlib
 from constructs import Construct
 
 from trainops.app import AppDef
-from trainops.constructs import DataVolume, PyTorchJob
+from trainops.constructs import VolumeClaim, PyTorchJob
 from trainops.constructs._core.base import emit
 
 P = json.loads((pathlib.Path(__file__).parent / "params.json").read_text())
@@ -27,7 +27,7 @@ from apps.clusters import CLUSTERS
 
 def data(chart, cluster):
     for name in P["volumes"]:
-        DataVolume(chart, name, cluster=cluster, name=name, size="10Gi", access_mode="ReadWriteMany", storage_role=P["storage_role"])
+        VolumeClaim(chart, name, cluster=cluster, name=name, size="10Gi", access_mode="ReadWriteMany", storage_role=P["storage_role"])
 
 
 def train(chart, cluster):

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conftest import CRDS
 from tests.workflow.project import init_repo, write_project
 
 
@@ -89,11 +90,26 @@ def test_accepts_the_target_options_of_validate(cli: Any, repo: Path, args: tupl
     assert "0 errors" in run.out
 
 
-def test_cache_dir_option_is_used(cli: Any, repo: Path, tmp_path: Path) -> None:
+def test_cache_dir_option_is_used(
+    cli: Any, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     empty = tmp_path / "empty-cache"
+    monkeypatch.setenv("TRAINOPS_CRD_MIRROR", str(CRDS))
     run = cli("ci", "--format", "text", "--cache-dir", str(empty))
-    assert run.code != 0  # no CRD schemas there: the PyTorchJob has no schema
-    assert "PyTorchJob" in run.out + run.err
+    assert run.code == 0, run.out + run.err
+    # the PyTorchJob's CRD schema was cached there on first use (issue 24 point 4)
+    assert "kubeflow.org/v1 PyTorchJob" in run.err
+    assert (
+        empty / "schemas" / "crds" / "kubeflow.org" / "v1" / "PyTorchJob.training-operator.json"
+    ).is_file()
+
+
+def test_offline_with_an_empty_cache_names_the_sync_command(cli: Any, repo: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-cache"
+    run = cli("ci", "--format", "text", "--offline", "--cache-dir", str(empty))
+    assert run.code == 2
+    assert run.err.endswith(f"run `trainops schemas sync --cache-dir {empty}` first\n")
+    assert not (empty / "schemas").exists()
 
 
 def test_diff_summary_names_new_runs(cli: Any, repo: Path) -> None:

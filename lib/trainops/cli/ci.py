@@ -15,7 +15,7 @@ from rich.table import Table
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from trainops.project import load_project
+from trainops.project import check_cluster_option, load_project
 from trainops.report import REPORTERS, render, resolve_format
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import read_tree, render_project, tree_for
@@ -108,6 +108,8 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     """
     targets = report_targets(opts.fmt, opts.output)
     start = root or Path.cwd()
+    if opts.cluster is not None:
+        check_cluster_option(opts.cluster, start)
     project = load_project(start)
     results = render_project(project, cluster=opts.cluster)
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
@@ -200,10 +202,12 @@ def _print_diff_summary(start: Path, opts: CiOptions) -> None:
 @options.kubernetes_version
 @options.unknown_kinds
 @options.cache_dir
+@options.schema_source
 @click.option("--diff-base", help="Revision the diff summary compares with. Default: merge base with main.")
 @click.option("--diff/--no-diff", default=True, show_default=True, help="Print the diff summary on stderr.")
 def command(**kwargs: Any) -> None:
     """Synth into memory, fail if OUT is stale, validate the fresh objects, summarise the diff."""
     kwargs["fmt"] = tuple(kwargs["fmt"]) or ("auto",)
     kwargs["output"] = tuple(kwargs["output"])
-    sys.exit(run_ci(CiOptions(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_ci(CiOptions(**kwargs)))

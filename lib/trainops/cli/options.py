@@ -8,6 +8,7 @@ written in one place (here, or in its command module when only one command has i
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,8 +20,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 cluster = click.option(
     "--cluster",
-    help="Take the Kubernetes version and operators from this cluster in apps/clusters.py. "
-    "Default: the first cluster there, else all known operators on the newest Kubernetes.",
+    help="Check files outside synth trees against this cluster of apps/clusters.py (a file under "
+    "generated/<cluster>/ is always checked against its own). Default: the first cluster there, "
+    "else all known operators on the newest Kubernetes.",
 )
 kubernetes_version = click.option(
     "--kubernetes-version", "-k", help="Target minor, e.g. 1.34. Default: the cluster's, else newest shipped."
@@ -47,6 +49,19 @@ cache_dir = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Schema cache (default: $TRAINOPS_CACHE_DIR, else the user cache directory, e.g. ~/.cache/trainops).",
 )
+crd_mirror = click.option(
+    "--crd-mirror",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    envvar="TRAINOPS_CRD_MIRROR",
+    help="Fetch CRD schemas missing from the cache from this mirror directory (as `schemas sync --from` "
+    "reads it) instead of their URLs (env: TRAINOPS_CRD_MIRROR).",
+)
+offline = click.option(
+    "--offline",
+    is_flag=True,
+    help="Fetch no CRD schema: one missing from the cache is an error naming the `trainops schemas sync` "
+    "command to run.",
+)
 out = click.option(
     "--out",
     "out",
@@ -66,6 +81,22 @@ def target(function: F) -> F:
     for option in (cache_dir, unknown_kinds, cluster, kubernetes_version):
         function = option(function)
     return function
+
+
+def schema_source(function: F) -> F:
+    """Where CRD schemas missing from the cache come from: ``--crd-mirror`` and ``--offline``
+    (:class:`trainops.schemas.fetch.SchemaSource`); the command runs inside :func:`using_schema_source`."""
+    return crd_mirror(offline(function))
+
+
+def using_schema_source(kwargs: dict[str, Any]) -> AbstractContextManager[object]:
+    """Pop ``crd_mirror`` and ``offline`` (:func:`schema_source`) from a command's keyword arguments
+    and return the context in which its run fetches CRD schemas on first use from there
+    (:func:`trainops.schemas.fetch.using`, with the validator's CEL census recorded in the index)."""
+    from trainops.schemas.fetch import SchemaSource, using
+    from trainops.validate.checks.cel import census
+
+    return using(SchemaSource(mirror=kwargs.pop("crd_mirror"), offline=kwargs.pop("offline"), census=census))
 
 
 def report(function: F) -> F:

@@ -12,13 +12,14 @@ import click
 from trainops.cli import options
 from trainops.cli.explain import run_explain
 from trainops.cli.policy_vap import export_vap_command
-from trainops.errors import EXIT_FINDINGS, EXIT_OK
-from trainops.pipeline import cluster_facts, policy_check, policy_run
+from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.pipeline import policy_check, policy_run, print_targets, resolve_targets, tree_notes
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
 from trainops.policy.pack import load_pack
 from trainops.report import render
-from trainops.yaml.load import expand_paths
+from trainops.schemas.catalog import default_cache_dir
+from trainops.yaml.walk import walk_inputs
 
 config_option = click.option(
     "--config",
@@ -33,14 +34,17 @@ class PolicyCheckOptions:
     """Parsed options of ``trainops policy check``.
 
     Args:
-        paths: files or directories; cross-object rules see every document of them at once.
+        paths: files or directories (see :mod:`trainops.yaml.walk`); cross-object rules see the
+            documents of one target at once (each synth tree is a set of its own).
         config: a policy config file; default: ``policies/config.yaml``, else ``policies/default.yaml``.
-        cluster: take the facts (GPU resources, queues, external objects) from this cluster.
-        facts: take the facts from this YAML file instead (``schemas/local/policy-facts.json``).
+        cluster: take the facts (GPU resources, queues, external objects) of files outside synth
+            trees from this cluster (a file under ``generated/<cluster>/`` has its own cluster's).
+        facts: take those facts from this YAML file instead (``schemas/local/policy-facts.json``).
         show_waived: list waived findings too (level ``info``).
         fmt: report format.
         strict: warnings fail the run too.
         workers: processes for large inputs; default: the number of CPUs.
+        verbose: print the target of each file on stderr.
     """
 
     paths: tuple[str, ...]
@@ -51,6 +55,7 @@ class PolicyCheckOptions:
     fmt: str = "auto"
     strict: bool = False
     workers: int | None = None
+    verbose: bool = False
 
 
 def run_policy_check(opts: PolicyCheckOptions) -> int:
@@ -59,11 +64,23 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     Raises:
         UsageError: bad paths, config, cluster or facts file (exit 2).
     """
-    files = expand_paths(opts.paths)
-    run = policy_run(config=opts.config, cluster=opts.cluster, facts=opts.facts, show_waived=opts.show_waived)
-    named = opts.cluster is not None or opts.facts is not None
+    if opts.cluster is not None and opts.facts is not None:
+        raise UsageError("give --cluster or --facts, not both")
+    walked = walk_inputs(opts.paths)
+    run = policy_run(config=opts.config, facts=opts.facts, show_waived=opts.show_waived)
+    targets = resolve_targets(
+        walked.files,
+        cache_dir=default_cache_dir(),
+        cluster=opts.cluster,
+        facts=run.facts if opts.facts is not None else None,
+    )
+    for note in tree_notes(targets, opts.cluster):
+        print(note, file=sys.stderr)
+    if opts.verbose:
+        print_targets(targets, file=sys.stderr)
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
-    result = policy_check(files, run, cluster_facts=None if named else cluster_facts, workers=workers)
+    result = policy_check(walked.files, run, targets=targets, workers=workers)
+    result.extend(walked.findings)
     sys.stdout.write(render(result, opts.fmt))
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
@@ -93,8 +110,14 @@ def group() -> None:
     type=click.IntRange(min=1),
     help="Processes for large inputs (>= 2,000 documents). Default: the number of CPUs.",
 )
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Print the target each file is checked against on stderr."
+)
 def check_command(**kwargs: Any) -> None:
     """Check YAML files or directories against the policy rules.
+
+    A file under a synth tree (generated/<cluster>/, holding lock.json) has its own cluster's facts;
+    any other file those of --cluster (or --facts), else of the first cluster of apps/clusters.py.
 
     Exit 0 when clean, 1 on error findings (warnings too with --strict), 2 on usage errors.
     """

@@ -50,7 +50,9 @@ def run_sync(opts: SyncCommand) -> int:
         if sys.stderr.isatty():
             print(f"\rconverting {entry.name:<70}", end="", file=sys.stderr, flush=True)
 
-    report = sync_schemas(entries, cache, mirror=opts.mirror, force=opts.force, progress=progress)
+    report = sync_schemas(
+        entries, cache, mirror=opts.mirror, force=opts.force, progress=progress, catalog=catalog
+    )
     if sys.stderr.isatty() and not report.skipped:
         print("\r" + " " * 82 + "\r", end="", file=sys.stderr)
     state = "up to date" if report.skipped else "synced"

@@ -12,7 +12,7 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, UsageError
-from trainops.project import load_project
+from trainops.project import check_cluster_option, load_project
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.synth import render_project, tree_for, write_tree
@@ -58,8 +58,12 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     :func:`~trainops.synth.lock.output_lock`): one synth at a time per output root.
 
     Raises:
-        UsageError: another synth holds the lock; see :func:`synth_locked`.
+        UsageError: ``cluster`` is not a cluster of ``apps/clusters.py`` (checked before anything
+            under ``out`` is touched: ``--cluster ..`` must not name a directory); another synth
+            holds the lock; see :func:`synth_locked`.
     """
+    if opts.cluster is not None:
+        check_cluster_option(opts.cluster, root or Path.cwd())
     with output_lock(opts.out):
         return synth_locked(opts, root)
 
@@ -155,10 +159,12 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     "--validate/--no-validate", default=True, show_default=True, help="Validate the output before writing it."
 )
 @options.cache_dir
+@options.schema_source
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when OUT differs from a fresh synth.")
 @click.option("--changed", is_flag=True, help="Render only apps whose sources changed since --base.")
 @click.option("--base", help="Revision for --changed. Default: the merge base with the default branch.")
 @click.option("--verbose", "-v", is_flag=True, help="Per-app timings on stderr.")
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
-    sys.exit(run_synth(SynthOptions(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_synth(SynthOptions(**kwargs)))

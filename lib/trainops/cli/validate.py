@@ -15,12 +15,12 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from trainops.pipeline import Text, check, policy_run, resolve_target
+from trainops.pipeline import Text, check, policy_run, print_targets, resolve_targets, tree_notes
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
 from trainops.yaml.limits import apply_memory_limit
-from trainops.yaml.load import expand_paths
+from trainops.yaml.walk import walk_inputs
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,13 @@ class ValidateCommand:
     """Parsed options of ``trainops validate`` (see ``trainops validate --help``).
 
     Args:
-        paths: files or directories (``*.yaml``/``*.yml``, hidden entries skipped); ``-`` is stdin.
+        paths: files or directories (``*.yaml``/``*.yml``, hidden entries skipped; see
+            :mod:`trainops.yaml.walk`); ``-`` is stdin.
         kubernetes_version: target minor; default from the cluster, else the newest shipped.
-        cluster: a cluster of apps/clusters.py giving the minor and installed operators; default:
-            the first declared cluster, else all known operators (see ``pipeline.resolve_target``).
+        cluster: a cluster of apps/clusters.py giving the minor and installed operators of files
+            outside synth trees (a file under ``generated/<cluster>/`` is always checked against
+            its own cluster); default: the first declared cluster, else all known operators (see
+            :func:`trainops.project.resolve_clusters`).
         unknown_kinds: what a kind with no schema is: ``error``, ``warning`` or ``skip``.
         fmt: report format (``auto`` picks ``github`` inside GitHub Actions).
         strict: warnings fail the run too.
@@ -40,7 +43,7 @@ class ValidateCommand:
         filename: the name findings in stdin (``-``) carry; default ``<stdin>``.
         exclude: globs of files to leave out (see :func:`excluded`).
         summary: print one summary line on stderr.
-        verbose: print the target on stderr.
+        verbose: print the target of each file on stderr.
         policy: also run the policy rules (``policies/``; facts of the target cluster) in the same run.
     """
 
@@ -123,24 +126,35 @@ def run_validate(opts: ValidateCommand) -> int:
     from_stdin = STDIN in opts.paths
     if opts.filename is not None and not from_stdin:
         raise UsageError("--filename names standard input: pass - as a path too")
-    found = expand_paths([p for p in opts.paths if p != STDIN]) if len(opts.paths) > int(from_stdin) else []
+    walked = walk_inputs([p for p in opts.paths if p != STDIN]) if len(opts.paths) > int(from_stdin) else None
+    found = walked.files if walked is not None else []
     files = [f for f in found if not excluded(f, opts.exclude)]
-    target = resolve_target(opts.kubernetes_version, opts.cluster, opts.cache_dir or default_cache_dir())
+    stdin_name = opts.filename or "<stdin>"
+    targets = resolve_targets(
+        [*files, stdin_name] if from_stdin else files,
+        cache_dir=opts.cache_dir or default_cache_dir(),
+        cluster=opts.cluster,
+        kubernetes_version=opts.kubernetes_version,
+    )
+    for note in tree_notes(targets, opts.cluster):
+        print(note, file=sys.stderr)
     if opts.verbose:
-        print(f"trainops: target: {target.summary()}", file=sys.stderr)
+        print_targets(targets, file=sys.stderr)
     inputs: list[str | Text] = list(files)
     if from_stdin:
-        inputs.append(Text(opts.filename or "<stdin>", read_stdin()))
+        inputs.append(Text(stdin_name, read_stdin()))
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
     with _progress() as progress:
         result = check(
-            target,
+            targets,
             inputs,
             ValidateOptions(unknown_kinds=opts.unknown_kinds),
             workers=workers,
             progress=progress,
-            policy=policy_run(cluster=opts.cluster) if opts.policy else None,
+            policy=policy_run() if opts.policy else None,
         )
+    if walked is not None:
+        result.extend(f for f in walked.findings if not excluded(f.file, opts.exclude))
     sys.stdout.write(render(result, opts.fmt))
     if opts.summary:
         skipped = f" ({len(found) - len(files)} excluded)" if opts.exclude else ""
@@ -155,6 +169,7 @@ def run_validate(opts: ValidateCommand) -> int:
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True)
 @options.target
+@options.schema_source
 @options.report
 @click.option(
     "--workers",
@@ -171,7 +186,9 @@ def run_validate(opts: ValidateCommand) -> int:
     "e.g. --exclude 'charts/*' --exclude kustomization.yaml.",
 )
 @click.option("--summary", is_flag=True, help="Print a summary line (files, documents, findings) on stderr.")
-@click.option("--verbose", "-v", is_flag=True, help="Print the target validated against on stderr.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Print the target each file is checked against on stderr."
+)
 @click.option(
     "--policy",
     is_flag=True,
@@ -180,10 +197,16 @@ def run_validate(opts: ValidateCommand) -> int:
 def command(**kwargs: Any) -> None:
     """Validate YAML files, directories or stdin (-) against Kubernetes and CRD schemas, strictly.
 
-    The target is --cluster's, else the first cluster of apps/clusters.py, else all known operators
-    on the newest Kubernetes (outside a trainops repository). Render Helm charts first:
+    A file under a synth tree (generated/<cluster>/, holding lock.json) is checked against that
+    cluster; any other file against --cluster, else the first cluster of apps/clusters.py, else all
+    known operators on the newest Kubernetes (outside a trainops repository). -v prints the target
+    of each file. Render Helm charts first:
     helm template CHART | trainops validate -
+
+    CRD schemas missing from the cache are fetched on first use (catalog URLs, or --crd-mirror);
+    --offline fetches nothing.
 
     Exit 0 when clean, 1 when a document is invalid, 2 on usage errors.
     """
-    sys.exit(run_validate(ValidateCommand(**kwargs)))
+    with options.using_schema_source(kwargs):
+        sys.exit(run_validate(ValidateCommand(**kwargs)))

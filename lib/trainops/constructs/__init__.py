@@ -20,7 +20,6 @@ from trainops.constructs.autoscaler import (
 from trainops.constructs.cluster_queue import ClusterQueue, FlavorQuota
 from trainops.constructs.cluster_serving_runtime import ClusterServingRuntime
 from trainops.constructs.data_prep_job import DataPrepJob
-from trainops.constructs.data_volume import DataVolume
 from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollector, Objective, Parameter
 from trainops.constructs.grafana_dashboard import DashboardPanel, DashboardQuery, GrafanaDashboard
 from trainops.constructs.inference_service import InferenceService
@@ -50,6 +49,7 @@ from trainops.constructs.tf_job import TFJob
 from trainops.constructs.train_job import TrainJob
 from trainops.constructs.training_job import TrainingJob
 from trainops.constructs.training_runtime import TrainingRuntime
+from trainops.constructs.volume_claim import DataVolume, VolumeClaim
 from trainops.constructs.workload_priority_class import WorkloadPriorityClass
 from trainops.constructs.xgboost_job import XGBoostJob
 
@@ -113,6 +113,7 @@ __all__ = [
     "TrainJob",
     "TrainingJob",
     "TrainingRuntime",
+    "VolumeClaim",
     "WorkloadPriorityClass",
     "XGBoostJob",
 ]

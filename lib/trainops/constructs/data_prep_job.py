@@ -58,7 +58,7 @@ class DataPrepJob(ObjectConstruct):
         command: the copy command (reads ``$SOURCE_URI``, writes ``$TARGET_DIR``).
         source: object-storage URI, e.g. ``s3://bucket/imagenet/`` (s3, gs, gcs, az, abfs, oss,
             hdfs, http(s)).
-        volume: the dataset ``DataVolume`` (or claim name) to fill.
+        volume: the dataset ``VolumeClaim`` (or claim name) to fill.
         path: where the volume is mounted. Default: ``/data``.
         credentials_secret: name of a Secret whose keys become environment variables (e.g.
             ``AWS_ACCESS_KEY_ID``), or ``None`` for public or workload-identity access. Default: ``None``.

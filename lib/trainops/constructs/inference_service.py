@@ -96,7 +96,7 @@ class InferenceService(ObjectConstruct):
             ``huggingface``, ``triton``, ``onnx`` or ``tensorrt``.
         storage_uri: where the model is, with one of :data:`STORAGE_URI_PREFIXES`. Default: none
             (give ``model_volume``).
-        model_volume: a ``DataVolume`` or claim name holding the model. Default: none.
+        model_volume: a ``VolumeClaim`` or claim name holding the model. Default: none.
         model_path: path of the model inside ``model_volume``. Default: the volume's root.
         model_format_version: ``modelFormat.version``. Default: unset (any).
         runtime: a :class:`ServingRuntime`/``ClusterServingRuntime`` or the name of one; it must

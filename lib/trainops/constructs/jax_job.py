@@ -7,7 +7,7 @@ from typing import Any
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import (
     KubeflowJob,
     PodProps,
@@ -56,7 +56,7 @@ class JAXJob(KubeflowJob):
         command: container command. Default: the image's entrypoint.
         args: container args. Default: none.
         workers: ``Worker`` replicas (JAX processes), at least 1. Default: 1.
-        gpus_per_replica: whole GPUs per pod. Default: 0.
+        gpus_per_node: whole GPUs per pod. Default: 0.
         cpu: cpu cores per pod as a quantity string. Default: ``"2"``.
         memory: memory per pod as a quantity string in bytes. Default: ``"8Gi"``.
         rdma: RDMA HCAs per pod. Default: 0.
@@ -86,6 +86,7 @@ class JAXJob(KubeflowJob):
     KIND = "JAXJob"
     API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_replica="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -97,7 +98,7 @@ class JAXJob(KubeflowJob):
         command: Sequence[str] | None = None,
         args: Sequence[str] | None = None,
         workers: int = 1,
-        gpus_per_replica: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         rdma: int = 0,
@@ -121,7 +122,7 @@ class JAXJob(KubeflowJob):
             image=image,
             command=command,
             args=args,
-            gpus=gpus_per_replica,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=rdma,

@@ -510,7 +510,7 @@ class KubeflowJob(ObjectConstruct):
         The job's name changes with its spec (a different mount is a different run).
 
         Args:
-            volume: a ``DataVolume`` (its access mode is checked against the pod count) or the
+            volume: a ``VolumeClaim`` (its access mode is checked against the pod count) or the
                 name of an existing claim, e.g. one another app creates.
             path: absolute mount path.
             read_only: mount read-only. Default: ``False``.
@@ -616,7 +616,7 @@ class PodProps:
         image = require_image(kind, "image", self.image)
         command = require_strings(kind, "command", self.command)
         args = require_strings(kind, "args", self.args)
-        gpus = require_whole(kind, "gpus_per_replica", self.gpus, minimum=0)
+        gpus = require_whole(kind, "gpus_per_node", self.gpus, minimum=0)
         cpu = require_quantity(kind, "cpu", self.cpu)
         memory = require_quantity(kind, "memory", self.memory, whole_bytes=True)
         rdma = require_whole(kind, "rdma", self.rdma, minimum=0)

@@ -85,7 +85,7 @@ class ModelServer(ObjectConstruct):
         memory: memory per pod in bytes as a quantity string (requests = limits). Default: ``"2Gi"``.
         model_name: model name: ``MODEL_NAME`` env default, probe path and mount path default.
             Default: ``name``.
-        model_volume: a ``DataVolume`` or claim name holding the model, mounted read-only.
+        model_volume: a ``VolumeClaim`` or claim name holding the model, mounted read-only.
             Default: none (the model is in the image).
         model_path: where ``model_volume`` (or the ``model_uri`` download) is mounted. Default: the
             preset's model directory (``/models/<model_name>`` for TF Serving).

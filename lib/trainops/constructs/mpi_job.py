@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, waiver
-from trainops.constructs._core.props import require_strings, require_whole
+from trainops.constructs._core.props import renamed_props, require_strings, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
 
 _KIND = "MPIJob"
@@ -64,7 +64,7 @@ class MPIJob(KubeflowJob):
         command: the program every rank runs, e.g. ``["python", "train.py"]``.
         workers: Worker pods. Default: 1.
         slots_per_worker: MPI ranks per worker; default: the GPU count, else 1.
-        gpus_per_worker: whole GPUs per worker. Default: 0.
+        gpus_per_node: whole GPUs per worker. Default: 0.
         cpu: cpu cores per worker. Default: ``"2"``.
         memory: memory bytes per worker. Default: ``"8Gi"``.
         launcher_cpu: cpu cores of the launcher. Default: ``"1"``.
@@ -95,6 +95,7 @@ class MPIJob(KubeflowJob):
     #: The Training Operator v1's own MPIJob, used only on a cluster without mpi-operator.
     V1_API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_worker="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -106,7 +107,7 @@ class MPIJob(KubeflowJob):
         command: Sequence[str] | None = None,
         workers: int = 1,
         slots_per_worker: int | None = None,
-        gpus_per_worker: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         launcher_cpu: str = "1",
@@ -154,7 +155,7 @@ class MPIJob(KubeflowJob):
             image=image,
             command=worker_command,
             args=None,
-            gpus=gpus_per_worker,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=0,

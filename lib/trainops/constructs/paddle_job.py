@@ -8,7 +8,7 @@ from typing import Any
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import (
     KubeflowJob,
     PodProps,
@@ -115,7 +115,7 @@ class PaddleJob(KubeflowJob):
         args: container args. Default: none.
         workers: ``Worker`` replicas (trainers), at least 1. Default: 1.
         servers: ``Master`` replicas (parameter servers); 0 for collective mode. Default: 0.
-        gpus_per_replica: whole GPUs per Worker pod. Default: 0.
+        gpus_per_node: whole GPUs per Worker pod. Default: 0.
         cpu: cpu cores per Worker pod as a quantity string. Default: ``"2"``.
         memory: memory per Worker pod as a quantity string in bytes. Default: ``"8Gi"``.
         server_cpu: cpu cores per server pod. Default: ``cpu``.
@@ -147,6 +147,7 @@ class PaddleJob(KubeflowJob):
     KIND = "PaddleJob"
     API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_replica="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -159,7 +160,7 @@ class PaddleJob(KubeflowJob):
         args: Sequence[str] | None = None,
         workers: int = 1,
         servers: int = 0,
-        gpus_per_replica: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         server_cpu: str | None = None,
@@ -193,7 +194,7 @@ class PaddleJob(KubeflowJob):
             image=image,
             command=command,
             args=args,
-            gpus=gpus_per_replica,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=rdma,

@@ -9,6 +9,7 @@ from typing import Any
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import (
+    renamed_props,
     require_whole,
 )
 from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
@@ -90,7 +91,7 @@ class PyTorchJob(KubeflowJob):
     name; it changes with ``mount()``). Each replica runs one container called ``pytorch`` with:
 
     * ``resources`` with requests equal to limits: ``cpu`` cores, ``memory`` bytes,
-      ``gpus_per_replica`` of ``cluster.gpu_resource`` and ``rdma`` of ``cluster.rdma_resource``;
+      ``gpus_per_node`` of ``cluster.gpu_resource`` and ``rdma`` of ``cluster.rdma_resource``;
     * when GPUs are requested: tolerations of ``cluster.gpu_taints``, ``cluster.gpu_node_selector``,
       ``spec.nprocPerNode`` equal to the GPU count, and the environment defaults
       ``NCCL_DEBUG=WARN`` and ``NCCL_IB_DISABLE=0`` with RDMA (use InfiniBand/RoCE) or ``1``
@@ -118,7 +119,7 @@ class PyTorchJob(KubeflowJob):
         args: container args. Default: none.
         master: add a ``Master`` replica type with one replica (rank 0). Default: ``True``.
         workers: ``Worker`` replicas. Default: 0 (a master-only, single-node job).
-        gpus_per_replica: whole GPUs per pod, as limits of ``cluster.gpu_resource``. Default: 0.
+        gpus_per_node: whole GPUs per pod, as limits of ``cluster.gpu_resource``. Default: 0.
         cpu: cpu cores per pod as a quantity string. Default: ``"2"``.
         memory: memory per pod as a quantity string in bytes. Default: ``"8Gi"``.
         master_cpu: cpu cores of the Master pod when it differs from the workers'. Default: ``cpu``.
@@ -128,7 +129,7 @@ class PyTorchJob(KubeflowJob):
         shm_size: size limit of the ``/dev/shm`` emptyDir (bytes); giving it always mounts
             ``/dev/shm``. Default: half of ``memory`` when needed (see above).
         nproc_per_node: ``spec.nprocPerNode``: processes per pod, an int or ``auto``/``gpu``/``cpu``.
-            With GPUs it must equal ``gpus_per_replica`` (or be ``auto``/``gpu``). Default: the GPU
+            With GPUs it must equal ``gpus_per_node`` (or be ``auto``/``gpu``). Default: the GPU
             count when GPUs are requested, else unset (the operator's ``auto``).
         elastic: elastic training policy; requires ``master=False`` and ``workers`` within its
             bounds. Default: none.
@@ -143,7 +144,7 @@ class PyTorchJob(KubeflowJob):
 
     Raises:
         ValueError: a bad prop value (quoting prop and value), e.g. ``workers=0`` without a master,
-            ``gpus_per_replica=1.5``, ``rdma`` on a cluster without an RDMA resource, an image
+            ``gpus_per_node=1.5``, ``rdma`` on a cluster without an RDMA resource, an image
             without a tag, ``shm_size`` above ``memory``, or ``workers`` outside the elastic bounds.
 
     Source: https://github.com/kubeflow/trainer/blob/v1.9.4/pkg/apis/kubeflow.org/v1/pytorch_types.go,
@@ -153,6 +154,7 @@ class PyTorchJob(KubeflowJob):
     KIND = "PyTorchJob"
     API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_replica="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -165,7 +167,7 @@ class PyTorchJob(KubeflowJob):
         args: Sequence[str] | None = None,
         master: bool = True,
         workers: int = 0,
-        gpus_per_replica: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         master_cpu: str | None = None,
@@ -192,7 +194,7 @@ class PyTorchJob(KubeflowJob):
             image=image,
             command=command,
             args=args,
-            gpus=gpus_per_replica,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=rdma,
@@ -251,7 +253,7 @@ class PyTorchJob(KubeflowJob):
             value = str(require_whole(_KIND, "nproc_per_node", nproc, minimum=1))
         if self._gpus and value not in ("auto", "gpu", str(self._gpus)):
             raise ValueError(
-                f"{_KIND} nproc_per_node={nproc!r}: must equal gpus_per_replica={self._gpus} "
+                f"{_KIND} nproc_per_node={nproc!r}: must equal gpus_per_node={self._gpus} "
                 "(one process per GPU) or be 'auto' or 'gpu'"
             )
         return value

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "REPLICA_TYPES", "SuccessPolicy", "TFJob"]
@@ -41,7 +41,7 @@ class TFJob(KubeflowJob):
     * ``Evaluator`` (one replica, when ``evaluator=True``): evaluates checkpoints beside training.
 
     Each replica runs one container called ``tensorflow`` with the pod defaults of ``PyTorchJob``:
-    guaranteed resources (``cpu``, ``memory``, ``gpus_per_replica`` of ``cluster.gpu_resource``,
+    guaranteed resources (``cpu``, ``memory``, ``gpus_per_node`` of ``cluster.gpu_resource``,
     ``rdma`` of ``cluster.rdma_resource``), GPU tolerations and node selector, ``NCCL_DEBUG=WARN``
     and ``NCCL_IB_DISABLE`` defaults with GPUs (``env`` overrides them), a ``/dev/shm`` memory
     emptyDir of half ``memory`` with several GPUs or several pods (``shm_size`` overrides), the
@@ -59,7 +59,7 @@ class TFJob(KubeflowJob):
         ps: ``PS`` (parameter server) replicas. Default: 0.
         workers: ``Worker`` replicas; at least 1 without a chief. Default: 1.
         evaluator: add an ``Evaluator`` replica type with one replica. Default: ``False``.
-        gpus_per_replica: whole GPUs per Chief, Worker and Evaluator pod. Default: 0.
+        gpus_per_node: whole GPUs per Chief, Worker and Evaluator pod. Default: 0.
         cpu: cpu cores per Chief, Worker and Evaluator pod as a quantity string. Default: ``"2"``.
         memory: memory per Chief, Worker and Evaluator pod (bytes). Default: ``"8Gi"``.
         ps_cpu: cpu cores per PS pod. Default: ``cpu``.
@@ -95,6 +95,7 @@ class TFJob(KubeflowJob):
     KIND = "TFJob"
     API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_replica="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -109,7 +110,7 @@ class TFJob(KubeflowJob):
         ps: int = 0,
         workers: int = 1,
         evaluator: bool = False,
-        gpus_per_replica: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         ps_cpu: str | None = None,
@@ -142,7 +143,7 @@ class TFJob(KubeflowJob):
             image=image,
             command=command,
             args=args,
-            gpus=gpus_per_replica,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=rdma,

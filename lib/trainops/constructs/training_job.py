@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
+from trainops.constructs._core.props import renamed_props
 from trainops.constructs._core.protocols import ClaimSource
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.pytorch_job import PyTorchJob
@@ -19,10 +20,10 @@ TRAINING_OPERATOR = "training-operator"
 
 
 class TrainingJob(Construct):
-    """Distributed PyTorch training on ``nodes`` pods of ``gpus_per_node`` GPUs, whatever the
+    """Distributed PyTorch training on ``num_nodes`` pods of ``gpus_per_node`` GPUs, whatever the
     cluster runs: a Kubeflow Trainer v2 ``TrainJob`` (``torch-distributed`` runtime) on a cluster
     that lists ``trainer`` in its operators, else a Training Operator v1 ``PyTorchJob`` (a Master
-    plus ``nodes - 1`` Workers, torchrun's usual layout) on one that lists ``training-operator``.
+    plus ``num_nodes - 1`` Workers, torchrun's usual layout) on one that lists ``training-operator``.
     Trainer v2 wins when a cluster runs both (the v1 operator is superseded by it).
 
     Both emit the same container command, resources (requests = limits), GPU placement, secure
@@ -37,7 +38,7 @@ class TrainingJob(Construct):
         image: training image with a tag or digest.
         command: the training command (e.g. ``torchrun ... train.py``). Default: the image's.
         args: its arguments. Default: none.
-        nodes: pods. Default: 1.
+        num_nodes: pods. Default: 1.
         gpus_per_node: whole GPUs per pod. Default: 0.
         cpu: cpu cores per pod (quantity string). Default: ``"2"``.
         memory: memory bytes per pod (quantity string). Default: ``"8Gi"``.
@@ -53,6 +54,7 @@ class TrainingJob(Construct):
     Source: https://www.kubeflow.org/docs/components/trainer/operator-guides/migration/
     """
 
+    @renamed_props(_KIND, nodes="num_nodes")
     def __init__(
         self,
         scope: Construct,
@@ -63,7 +65,7 @@ class TrainingJob(Construct):
         image: str,
         command: Sequence[str] | None = None,
         args: Sequence[str] | None = None,
-        nodes: int = 1,
+        num_nodes: int = 1,
         gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
@@ -83,7 +85,7 @@ class TrainingJob(Construct):
                 image=image,
                 command=command,
                 args=args,
-                num_nodes=nodes,
+                num_nodes=num_nodes,
                 gpus_per_node=gpus_per_node,
                 cpu=cpu,
                 memory=memory,
@@ -93,8 +95,8 @@ class TrainingJob(Construct):
                 priority=priority,
             )
         elif cluster.has_operator(TRAINING_OPERATOR):
-            if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-                raise ValueError(f"{_KIND} nodes={nodes!r}: must be a whole number of at least 1")
+            if isinstance(num_nodes, bool) or not isinstance(num_nodes, int) or num_nodes < 1:
+                raise ValueError(f"{_KIND} num_nodes={num_nodes!r}: must be a whole number of at least 1")
             self._job = PyTorchJob(
                 self,
                 "PyTorchJob",
@@ -104,8 +106,8 @@ class TrainingJob(Construct):
                 command=command,
                 args=args,
                 master=True,
-                workers=nodes - 1,
-                gpus_per_replica=gpus_per_node,
+                workers=num_nodes - 1,
+                gpus_per_node=gpus_per_node,
                 cpu=cpu,
                 memory=memory,
                 env=env,

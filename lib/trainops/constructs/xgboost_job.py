@@ -7,7 +7,7 @@ from typing import Any
 
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
-from trainops.constructs._core.props import require_whole
+from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import (
     KubeflowJob,
     PodProps,
@@ -58,7 +58,7 @@ class XGBoostJob(KubeflowJob):
         command: container command. Default: the image's entrypoint.
         args: container args. Default: none.
         workers: ``Worker`` replicas besides the Master. Default: 0 (a single-pod job).
-        gpus_per_replica: whole GPUs per pod (``device=cuda``). Default: 0.
+        gpus_per_node: whole GPUs per pod (``device=cuda``). Default: 0.
         cpu: cpu cores per pod as a quantity string. Default: ``"2"``.
         memory: memory per pod as a quantity string in bytes. Default: ``"8Gi"``.
         rdma: RDMA HCAs per pod. Default: 0.
@@ -88,6 +88,7 @@ class XGBoostJob(KubeflowJob):
     KIND = "XGBoostJob"
     API_VERSION = "kubeflow.org/v1"
 
+    @renamed_props(_KIND, gpus_per_replica="gpus_per_node")
     def __init__(
         self,
         scope: Construct,
@@ -99,7 +100,7 @@ class XGBoostJob(KubeflowJob):
         command: Sequence[str] | None = None,
         args: Sequence[str] | None = None,
         workers: int = 0,
-        gpus_per_replica: int = 0,
+        gpus_per_node: int = 0,
         cpu: str = "2",
         memory: str = "8Gi",
         rdma: int = 0,
@@ -123,7 +124,7 @@ class XGBoostJob(KubeflowJob):
             image=image,
             command=command,
             args=args,
-            gpus=gpus_per_replica,
+            gpus=gpus_per_node,
             cpu=cpu,
             memory=memory,
             rdma=rdma,

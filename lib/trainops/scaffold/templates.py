@@ -125,7 +125,6 @@ def _training_args(
     extra: tuple[str, ...] = (),
     replicas: tuple[str, ...] = ("master=False",),
     workers: int | None = None,
-    gpus_prop: str = "gpus_per_replica",
 ) -> list[str]:
     args = [f"name={q(name)}", f"image={q(request.image)}"]
     command = (*request.command, *extra)
@@ -133,7 +132,7 @@ def _training_args(
         args.append(f"command={str_list(command, indent + 4)}")
     args += [*replicas, f"workers={request.workers if workers is None else workers}"]
     if request.gpus:
-        args.append(f"{gpus_prop}={request.gpus}")
+        args.append(f"gpus_per_node={request.gpus}")
     args += [f"cpu={q(request.cpu or '4')}", f"memory={q(request.memory or '16Gi')}"]
     if request.env:
         args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
@@ -165,13 +164,10 @@ def _kubeflow_job(
     summary: str,
     *,
     workers: int | None = None,
-    gpus_prop: str = "gpus_per_replica",
 ) -> str:
     """One Kubeflow v1 job construct (Worker replicas only, unless the kind adds a Master) with the
     ``--data`` claims mounted."""
-    args = _training_args(
-        request, name=request.name, indent=4, replicas=(), workers=workers, gpus_prop=gpus_prop
-    )
+    args = _training_args(request, name=request.name, indent=4, replicas=(), workers=workers)
     body = [
         "",
         "def build(chart: Chart, cluster: Cluster) -> None:",
@@ -198,7 +194,7 @@ def xgboostjob(request: Request) -> str:
 def mpijob(request: Request) -> str:
     """An ``MPIJob`` (mpi-operator v2beta1, or the Training Operator's v1 where that is what the
     cluster has) with ``workers`` workers of ``gpus`` GPUs each; the launcher runs the command."""
-    return _kubeflow_job(request, "MPIJob", f"a {request.workers}-worker MPIJob", gpus_prop="gpus_per_worker")
+    return _kubeflow_job(request, "MPIJob", f"a {request.workers}-worker MPIJob")
 
 
 def katib(request: Request) -> str:

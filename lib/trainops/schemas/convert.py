@@ -14,7 +14,11 @@ schema*, *Field pruning* and *Validation*):
 * OpenAPI v3.0 boolean ``exclusiveMinimum``/``exclusiveMaximum`` become draft 2020-12 numbers;
 * ``format: int32``/``int64`` become range checks (the API server rejects out-of-range values);
 * value-validation sub-schemas (``allOf``/``anyOf``/``oneOf``/``not``) never add
-  ``additionalProperties: false`` (they only restrict values the outer schema declares).
+  ``additionalProperties: false`` (they only restrict values the outer schema declares);
+* with a ``scale`` subresource, the integer at ``specReplicasPath`` must be in 0…2147483647 whatever
+  the schema says (apiextensions-apiserver ``pkg/registry/customresource/validator.go``,
+  ``customResourceValidator.ValidateScaleSpec``: "should be a non-negative integer"), e.g. an
+  Alertmanager's ``spec.replicas`` (``format: int32`` with no ``minimum`` in its CRD).
 
 The root ``metadata`` becomes a ``$ref`` to the core ObjectMeta definition, which the registry
 supplies from the target Kubernetes version's schemas.
@@ -47,7 +51,14 @@ _COPY = (
 )
 
 
-def convert_crd_schema(schema: dict[str, Any], *, group: str, version: str, kind: str) -> dict[str, Any]:
+def convert_crd_schema(
+    schema: dict[str, Any],
+    *,
+    group: str,
+    version: str,
+    kind: str,
+    spec_replicas_path: str | None = None,
+) -> dict[str, Any]:
     """Convert one CRD version's ``openAPIV3Schema`` for ``group/version`` ``kind``.
 
     Args:
@@ -55,6 +66,9 @@ def convert_crd_schema(schema: dict[str, Any], *, group: str, version: str, kind
         group: API group, e.g. ``kubeflow.org``.
         version: API version, e.g. ``v1``.
         kind: the CRD's ``spec.names.kind``.
+        spec_replicas_path: the version's ``subresources.scale.specReplicasPath`` (e.g.
+            ``.spec.replicas``), if it has a scale subresource: the value there must be a
+            non-negative int32 (:func:`scale_replicas_schema`). Default: none.
 
     Returns:
         A JSON Schema with ``$ref`` to ``#/$defs/<ObjectMeta>`` that the registry resolves.
@@ -68,7 +82,22 @@ def convert_crd_schema(schema: dict[str, Any], *, group: str, version: str, kind
         out["additionalProperties"] = False
     out["type"] = "object"
     out["$schema"] = DRAFT
+    if spec_replicas_path:
+        out["allOf"] = [*out.get("allOf", []), scale_replicas_schema(spec_replicas_path)]
     return out
+
+
+def scale_replicas_schema(spec_replicas_path: str) -> dict[str, Any]:
+    """A value-only schema bounding the integer at ``spec_replicas_path`` (dot-separated from the
+    object root, a leading ``.`` ignored, as ``ValidateScaleSpec`` splits it) to 0…2147483647.
+
+    It constrains nothing when the field is absent or not a number (the API server's
+    ``unstructured.NestedInt64`` finds nothing there; a wrong type is the schema's own finding).
+    """
+    node: dict[str, Any] = {"minimum": 0, "maximum": INT32[1]}
+    for name in reversed(spec_replicas_path.removeprefix(".").split(".")):
+        node = {"properties": {name: node}}
+    return node
 
 
 def _convert(node: dict[str, Any], *, value_only: bool) -> dict[str, Any]:

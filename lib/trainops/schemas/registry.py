@@ -2,7 +2,8 @@
 
 Core kinds come from the per-minor strict schemas shipped by the ``kubernetes-validate`` package
 (``kubernetes-json-schema/v1.N.0-local-strict``, generated from the Kubernetes OpenAPI); CRD kinds
-from the cache written by ``trainops schemas sync``. Each kind's schema is bundled with only the
+from the cache written by ``trainops schemas sync``, or fetched into it on first use when the shipped
+catalog has them (:mod:`trainops.schemas.fetch`). Each kind's schema is bundled with only the
 definitions it reaches and compiled once per process with jsonschema-rs (draft 2020-12).
 """
 
@@ -19,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from trainops.errors import SchemaError, UsageError
+from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry, load_catalog
 from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
+from trainops.schemas.fetch import FirstUse, SchemaSource, current_source
 
 _REF = re.compile(r'"\$ref":\s*"(?:[^"#]*)#/\$defs/([^"]+)"')
 _VERSION_DIR = re.compile(r"^v1\.(\d+)\.0-local-strict$")
@@ -317,10 +320,18 @@ class SchemaRegistry:
         operators: installed operators (``Cluster.operators``); when given, a CRD kind offered by
             several operators (e.g. MPIJob from Training Operator and mpi-operator) resolves to the
             installed one. Default: all catalogued operators.
+        source: where a catalogued CRD missing from the cache is fetched from on first use
+            (:class:`~trainops.schemas.fetch.SchemaSource`). Default:
+            :func:`~trainops.schemas.fetch.current_source`.
+
+    While the cache does not hold every entry of the shipped catalog, the catalog is read (once) to
+    answer for kinds the cache lacks. A cache written from another revision of the shipped catalog
+    (trainops upgraded) keeps only the rows whose CRD checksum the shipped catalog still names; the
+    others are fetched again on first use. A cache synced from another catalog (``schemas sync
+    --catalog``) is used as it is.
 
     Raises:
         UsageError: unknown Kubernetes minor.
-        SchemaError: the cache index is unreadable.
     """
 
     def __init__(
@@ -328,72 +339,133 @@ class SchemaRegistry:
         kubernetes_version: str,
         cache_dir: Path | None,
         operators: Mapping[str, str] | None = None,
+        source: SchemaSource | None = None,
     ) -> None:
         self.core = core_schemas(kubernetes_version, cache_dir)
         self.kubernetes_version = f"1.{self.core.minor}"
         self.cache_dir = cache_dir
         self.operators = dict(operators) if operators is not None else None
+        self._source = source
         self._crds: dict[tuple[str, str], list[CrdIndexEntry]] = {}
         self._compiled: dict[tuple[str, str], KindSchema | None] = {}
+        self._complete = cache_dir is None  # no cache: nothing to fetch into
+        self._first_use: FirstUse | None = None
         self.crd_count = 0
         if cache_dir is not None:
-            self._load_index(cache_dir / "schemas" / "index.json")
+            self._load_index(cache_dir)
 
-    def _load_index(self, path: Path) -> None:
-        if not path.is_file():
+    def _load_index(self, cache: Path) -> None:
+        from trainops.schemas.index import read_index
+
+        index = read_index(cache)
+        if index is None:
             return
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise SchemaError(
-                f"{path}: unreadable schema index ({exc}); run `trainops schemas sync`"
-            ) from None
-        for row in data.get("schemas", []):
-            entry = CrdIndexEntry(
-                api_version=row["apiVersion"],
-                kind=row["kind"],
-                operator=row["operator"],
-                source=row["source"],
-                file=row["file"],
-                deprecated=row.get("deprecated", False),
-                deprecation_warning=row.get("deprecationWarning"),
-                namespaced=row.get("scope", "Namespaced") == "Namespaced",
-                cel_rules_to_evaluate=_cel_rules_to_evaluate(row),
-            )
-            self._crds.setdefault((entry.api_version, entry.kind), []).append(entry)
+        rows = index["schemas"]
+        if index.get("catalogFile") != _packaged_catalog_digest():
+            if not index.get("custom"):  # written from an older shipped catalog: drop changed CRDs
+                shipped = {entry.name: entry.sha256 for entry in self._catalog()}
+                cached = index["entries"]
+                rows = [
+                    row for row in rows if shipped.get(row.get("catalog")) == cached.get(row.get("catalog"))
+                ]
+                self._complete = cached == shipped  # only the file's other text changed
+        else:
+            self._complete = bool(index.get("complete"))
+        for row in rows:
+            self._add_row(row)
+
+    def _add_row(self, row: dict[str, Any]) -> None:
+        entry = CrdIndexEntry(
+            api_version=row["apiVersion"],
+            kind=row["kind"],
+            operator=row["operator"],
+            source=row["source"],
+            file=row["file"],
+            deprecated=row.get("deprecated", False),
+            deprecation_warning=row.get("deprecationWarning"),
+            namespaced=row.get("scope", "Namespaced") == "Namespaced",
+            cel_rules_to_evaluate=_cel_rules_to_evaluate(row),
+        )
+        known = self._crds.setdefault((entry.api_version, entry.kind), [])
+        if all(old.operator != entry.operator for old in known):
+            known.append(entry)
             self.crd_count += 1
+
+    def _catalog(self) -> list[CatalogEntry]:
+        """The shipped catalog (read once per process)."""
+        return _packaged_catalog()
+
+    def _uncached(self, api_version: str, kind: str) -> list[CatalogEntry]:
+        """Entries of the shipped catalog serving (apiVersion, kind) whose rows are not cached (none
+        when the cache is complete), installed operators' first."""
+        if self._complete:
+            return []
+        group, _, version = api_version.rpartition("/")
+        cached = {c.operator for c in self._crds.get((api_version, kind), [])}
+        found = [
+            e
+            for e in self._catalog()
+            if e.group == group and e.kind == kind and version in e.versions and e.operator not in cached
+        ]
+        return sorted(found, key=lambda e: self.operators is not None and e.operator not in self.operators)
+
+    def _fetch(self, entry: CatalogEntry, api_version: str, kind: str) -> None:
+        """Cache ``entry`` on first use (:class:`~trainops.schemas.fetch.FirstUse`) and index its rows."""
+        assert self.cache_dir is not None
+        if self._first_use is None:
+            self._first_use = FirstUse(self.cache_dir, self._source or current_source(), self._catalog())
+        for row in self._first_use.fetch(entry, f"{api_version} {kind}"):
+            self._add_row(dict(row))
 
     @property
     def has_crds(self) -> bool:
-        """Whether any CRD schema is available."""
-        return bool(self._crds)
+        """Whether any CRD schema is available: cached, or fetched on first use."""
+        return bool(self._crds) or not self._complete
 
-    def crd_entry(self, api_version: str, kind: str) -> CrdIndexEntry | None:
-        """The cache entry serving (apiVersion, kind) on this target, if any.
+    def crd_entry(self, api_version: str, kind: str, *, fetch: bool = True) -> CrdIndexEntry | None:
+        """The cache entry serving (apiVersion, kind) on this target, if any; with ``fetch`` (the
+        default), a catalogued CRD not cached yet is fetched first (schemas on first use).
 
         With declared operators only an installed operator's CRD serves it: MPIJob
         ``kubeflow.org/v1`` exists on a Training Operator cluster, not on an mpi-operator one.
+
+        Raises:
+            SchemaError: the CRD must be fetched and cannot be (``--offline``, a download or
+                checksum failure, an unwritable cache).
         """
-        candidates = self._crds.get((api_version, kind), [])
-        if self.operators is not None:
-            candidates = [c for c in candidates if c.operator in self.operators]
+        candidates = self._installed(self._crds.get((api_version, kind), []))
+        if not candidates and fetch:
+            missing = [e for e in self._uncached(api_version, kind) if self._serves(e.operator)]
+            if missing:
+                self._fetch(missing[0], api_version, kind)
+                candidates = self._installed(self._crds.get((api_version, kind), []))
         return candidates[0] if candidates else None
+
+    def _serves(self, operator: str) -> bool:
+        return self.operators is None or operator in self.operators
+
+    def _installed(self, candidates: list[CrdIndexEntry]) -> list[CrdIndexEntry]:
+        return [c for c in candidates if self._serves(c.operator)]
 
     def not_installed(self, api_version: str, kind: str) -> list[str]:
         """Catalogued operators that would serve (apiVersion, kind) but are not installed on the target."""
         if self.operators is None:
             return []
-        return sorted(
-            {c.operator for c in self._crds.get((api_version, kind), []) if c.operator not in self.operators}
-        )
+        offered = {c.operator for c in self._crds.get((api_version, kind), [])}
+        offered |= {e.operator for e in self._uncached(api_version, kind)}
+        return sorted(operator for operator in offered if operator not in self.operators)
 
     def served_versions(self, kind: str, group: str) -> list[str]:
         """apiVersions of ``kind`` in ``group`` that the target serves (installed operators only)."""
         out = set()
         for (api_version, entry_kind), entries in self._crds.items():
-            installed = any(self.operators is None or e.operator in self.operators for e in entries)
+            installed = any(self._serves(e.operator) for e in entries)
             if entry_kind == kind and api_version.split("/")[0] == group and installed:
                 out.add(api_version)
+        if not self._complete:
+            for e in self._catalog():
+                if e.kind == kind and e.group == group and self._serves(e.operator):
+                    out.update(f"{group}/{version}" for version in e.versions)
         return sorted(out)
 
     def get(self, api_version: str, kind: str) -> KindSchema | None:
@@ -417,7 +489,7 @@ class SchemaRegistry:
         if schema is None:
             return None
         schema["$defs"] = self.core.object_meta_defs
-        entry = self.crd_entry(api_version, kind)
+        entry = self.crd_entry(api_version, kind, fetch=False)
         source = f"trainops schemas/local (for {entry.source})" if entry else "trainops schemas/local"
         return KindSchema(api_version, kind, source, _relocal(schema))
 
@@ -443,6 +515,19 @@ class SchemaRegistry:
             namespaced=entry.namespaced,
             cel_rules_to_evaluate=entry.cel_rules_to_evaluate,
         )
+
+
+@lru_cache(maxsize=1)
+def _packaged_catalog_digest() -> str:
+    """sha256 of the shipped catalog's bytes (:func:`~trainops.schemas.index.catalog_file_digest`)."""
+    from trainops.schemas.index import catalog_file_digest
+
+    return catalog_file_digest(PACKAGED_CATALOG)
+
+
+@lru_cache(maxsize=1)
+def _packaged_catalog() -> list[CatalogEntry]:
+    return load_catalog(PACKAGED_CATALOG)
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -2,36 +2,43 @@
 
 Cache layout (default: the user cache directory, see ``catalog.default_cache_dir``)::
 
-    schemas/index.json                       catalog digest + one entry per (apiVersion, kind)
+    schemas.lock                             held while the cache is written (filelock)
+    schemas/index.json                       what is cached (:func:`index_document`) + one row per
+                                             (apiVersion, kind, operator)
     schemas/crds/<group>/<version>/<Kind>.<operator>.json
                                              {"schema": <JSON Schema>, "openAPIV3Schema": <raw>}
 
-The cache directory is replaced atomically (temporary sibling + rename).
+``sync`` replaces the ``schemas/`` directory atomically (temporary sibling + rename);
+:func:`add_entry` (schemas on first use, :mod:`trainops.schemas.fetch`) adds one CRD's files and
+then rewrites the index atomically. Both hold the lock, so concurrent runs never lose or half-write
+an entry; readers need no lock (every file they can see is complete).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trainops.atomic import staged_directory
+from trainops.atomic import atomic_write, staged_directory
 from trainops.errors import SchemaError
-from trainops.schemas.catalog import CatalogEntry
+from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 from trainops.schemas.convert import convert_crd_schema
+from trainops.schemas.index import INDEX_VERSION, index_document, read_index
 from trainops.yaml.load import load_text
 
 #: Counts a CRD version's CEL rules (``rules``, ``evaluated``, ``skipped``, ``errors``) from its raw
 #: ``openAPIV3Schema``; supplied by the caller (the validator owns CEL), recorded in the index.
 CelCensus = Callable[[dict[str, Any]], dict[str, int]]
 
-#: Bump when what the index records changes meaning, so caches are synced again: validation trusts
-#: each version's CEL census to skip compiling rules it would not evaluate
-#: (:attr:`trainops.schemas.registry.KindSchema.cel_rules_to_evaluate`).
-INDEX_VERSION = 2
+#: The lock file beside ``schemas/`` (not inside: ``sync`` replaces that directory).
+LOCK_FILE = "schemas.lock"
+#: How long a run waits for another run writing the cache (seconds).
+LOCK_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,15 @@ def convert_entry(
             "type": "object",
             "x-kubernetes-preserve-unknown-fields": True,
         }
-        converted = convert_crd_schema(raw, group=group, version=name, kind=kind)
+        scale = (version.get("subresources") or spec.get("subresources") or {}).get("scale") or {}
+        replicas_path = scale.get("specReplicasPath") if isinstance(scale, dict) else None
+        converted = convert_crd_schema(
+            raw,
+            group=group,
+            version=name,
+            kind=kind,
+            spec_replicas_path=replicas_path if isinstance(replicas_path, str) else None,
+        )
         cel = census(raw) if census is not None else None
         rel = f"crds/{group}/{name}/{kind}.{entry.operator}.json"
         index_entry = {
@@ -137,6 +152,97 @@ def convert_entry(
     return out
 
 
+@contextmanager
+def cache_lock(cache: Path, timeout: float = LOCK_SECONDS) -> Iterator[None]:
+    """Hold ``cache/schemas.lock`` (:data:`LOCK_FILE`) while the block writes the cache.
+
+    Raises:
+        SchemaError: another run held the lock for ``timeout`` seconds; the cache directory cannot
+            be created.
+    """
+    from filelock import FileLock, Timeout  # only when the cache is written
+
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SchemaError(f"{cache}: cannot create the schema cache ({exc.strerror})") from None
+    lock = FileLock(cache / LOCK_FILE, timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise SchemaError(
+            f"{cache / LOCK_FILE}: another trainops run has been writing the schema cache for "
+            f"{timeout:.0f} s; try again when it ends"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def add_entry(
+    entry: CatalogEntry,
+    catalog_entries: list[CatalogEntry],
+    cache: Path,
+    *,
+    mirror: Path | None,
+    census: CelCensus | None = None,
+    progress: Callable[[CatalogEntry], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Fetch, verify and convert one catalog entry into the cache (schemas on first use).
+
+    Under :func:`cache_lock`: when another run cached the entry meanwhile, its rows are returned and
+    nothing is fetched; otherwise the CRD is fetched (``mirror`` or its URL, sha256 checked as
+    :func:`sync` does), each served version's file written atomically, and the index rewritten
+    atomically with the entry's rows replacing any older ones. A cache of another
+    :data:`INDEX_VERSION` is started afresh.
+
+    Args:
+        entry: the entry to cache.
+        catalog_entries: every entry of the shipped catalog (for the index's ``complete``).
+        cache: the cache root.
+        mirror: read CRD files from this directory instead of their URLs.
+        census: counts each version's CEL rules for the index; ``None`` skips it.
+        progress: called with ``entry`` just before it is fetched (not when another run did).
+
+    Returns:
+        The index rows of the entry's served versions.
+
+    Raises:
+        SchemaError: the CRD cannot be read or downloaded, fails its checksum or conversion; the
+            cache cannot be written; the lock is held too long.
+    """
+    with cache_lock(cache):
+        index = read_index(cache) or {"entries": {}, "schemas": []}
+        cached: dict[str, str] = dict(index["entries"])
+        if cached.get(entry.name) == entry.sha256:
+            return [row for row in index["schemas"] if row.get("catalog") == entry.name]
+        if progress is not None:
+            progress(entry)
+        data = fetch_entry(entry, mirror)
+        rows = []
+        try:
+            for row, document in convert_entry(entry, data, census):
+                path = cache / "schemas" / row["file"]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, json.dumps(document, separators=(",", ":"), sort_keys=True).encode())
+                rows.append(row)
+            cached[entry.name] = entry.sha256
+            kept = [row for row in index["schemas"] if row.get("catalog") != entry.name]
+            document = index_document(
+                catalog_entries, cached, kept + rows, catalog=PACKAGED_CATALOG, digest=None
+            )
+            atomic_write(
+                cache / "schemas" / "index.json",
+                (json.dumps(document, indent=1, sort_keys=True) + "\n").encode(),
+            )
+        except OSError as exc:
+            raise SchemaError(
+                f"{cache / 'schemas'}: cannot write the schema cache ({exc.strerror})"
+            ) from None
+        return rows
+
+
 def sync(
     entries: list[CatalogEntry],
     cache: Path,
@@ -145,11 +251,13 @@ def sync(
     force: bool = False,
     progress: Callable[[CatalogEntry], None] | None = None,
     census: CelCensus | None = None,
+    catalog: Path = PACKAGED_CATALOG,
 ) -> SyncReport:
     """Fetch, verify and convert every catalog entry into ``cache/schemas``.
 
     Skips the work when the cache index already matches the catalog digest, unless ``force``. The
-    cache directory is replaced atomically (:func:`trainops.atomic.staged_directory`).
+    cache directory is replaced atomically (:func:`trainops.atomic.staged_directory`) while
+    :func:`cache_lock` is held.
 
     Args:
         entries: catalog entries (:func:`trainops.schemas.catalog.load_catalog`).
@@ -158,34 +266,38 @@ def sync(
         force: convert even when the cache is current.
         progress: called with each entry before it is converted.
         census: counts each version's CEL rules for the index (``schemas list``); ``None`` skips it.
+        catalog: the file ``entries`` were read from (recorded in the index). Default: the shipped one.
 
     Raises:
         SchemaError: a source cannot be read, fails its checksum or is not the catalogued CRD.
     """
     target = cache / "schemas"
     digest = catalog_digest(entries, census=census is not None)
-    index_path = target / "index.json"
-    if not force and index_path.is_file():
-        try:
-            current = json.loads(index_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            current = {}
-        if current.get("catalog") == digest:
-            return SyncReport(len(entries), len(current.get("schemas", [])), True, cache)
-    index: list[dict[str, Any]] = []
-    with staged_directory(target) as staging:
-        for entry in entries:
-            if progress:
-                progress(entry)
-            data = fetch_entry(entry, mirror)
-            for index_entry, document in convert_entry(entry, data, census):
-                path = staging / index_entry["file"]
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(document, separators=(",", ":"), sort_keys=True), encoding="utf-8")
-                index.append(index_entry)
-        index.sort(key=lambda e: (e["apiVersion"], e["kind"], e["operator"]))
-        (staging / "index.json").write_text(
-            json.dumps({"catalog": digest, "schemas": index}, indent=1, sort_keys=True) + "\n",
-            encoding="utf-8",
-        )
+    with cache_lock(cache):
+        current = read_index(cache)
+        if not force and current is not None and current.get("catalog") == digest:
+            return SyncReport(len(entries), len(current["schemas"]), True, cache)
+        index: list[dict[str, Any]] = []
+        with staged_directory(target) as staging:
+            for entry in entries:
+                if progress:
+                    progress(entry)
+                data = fetch_entry(entry, mirror)
+                for index_entry, document in convert_entry(entry, data, census):
+                    path = staging / index_entry["file"]
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(
+                        json.dumps(document, separators=(",", ":"), sort_keys=True), encoding="utf-8"
+                    )
+                    index.append(index_entry)
+            cached = {entry.name: entry.sha256 for entry in entries}
+            (staging / "index.json").write_text(
+                json.dumps(
+                    index_document(entries, cached, index, catalog=catalog, digest=digest),
+                    indent=1,
+                    sort_keys=True,
+                )
+                + "\n",
+                encoding="utf-8",
+            )
     return SyncReport(len(entries), len(index), False, cache)

@@ -9,6 +9,7 @@ from typing import Any
 from trainops.app import AppDef
 from trainops.hashing import content_hash
 from trainops.kinds import CLUSTER_SCOPED, RUN_ONCE, group_kind
+from trainops.naming import PATH_SEGMENT
 from trainops.quantity import QuantityError, canonical_quantity
 
 SPEC_HASH_ANNOTATION = "trainops.dev/spec-hash"
@@ -89,8 +90,32 @@ def run_of(obj: dict[str, Any]) -> str | None:
 
 
 def file_name(obj: dict[str, Any]) -> str:
-    """``<kind>_<name>.yaml`` with the kind lower-cased, e.g. ``pytorchjob_bert-3f2a1b.yaml``."""
-    return f"{str(obj['kind']).lower()}_{obj['metadata']['name']}.yaml"
+    """``<kind>_<name>.yaml`` with the kind lower-cased, e.g. ``pytorchjob_bert-3f2a1b.yaml``: one
+    plain file in its app's directory, never a nested or hidden path.
+
+    Raises:
+        ValueError: the kind is not an identifier (``[A-Za-z][A-Za-z0-9]*``), or ``metadata.name``
+            is not a string the API server takes as an object name in a URL path segment (it
+            contains ``/`` or ``%``, or is ``.``/``..``; upstream
+            ``k8s.io/apimachinery/pkg/api/validation/path.IsValidPathSegmentName``: every object
+            name must pass it), is empty, or holds a control character.
+    """
+    kind = obj.get("kind")
+    name = (obj.get("metadata") or {}).get("name")
+    if not isinstance(kind, str) or _KIND.fullmatch(kind) is None:
+        raise ValueError(f"kind {kind!r} is not a Kubernetes kind (an identifier such as PyTorchJob)")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{kind} without a metadata.name")
+    problem = PATH_SEGMENT.problem(name)
+    if problem is None and any(ord(c) < 0x20 or c == "\x7f" for c in name):
+        problem = "may not contain control characters"
+    if problem is not None:
+        raise ValueError(f"{kind} metadata.name {name!r} {problem}: it is no object name and no file name")
+    return f"{kind.lower()}_{name}.yaml"
+
+
+#: What a kind looks like (an exported Go type name); also keeps file names flat and visible.
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 def _ordered(value: Any) -> Any:

@@ -87,7 +87,8 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         AppError: the app's code raised (a construct's ``ValueError`` for a bad prop, a failed
             cross-construct check (:func:`~trainops.constructs._core.base.add_check`), or any other
             exception), named by app, cluster and the file and line in ``apps/`` where known.
-        UsageError: two objects map to one file.
+        UsageError: two objects map to one file; an object's kind or name cannot be a file name
+            (:func:`~trainops.synth.normalise.file_name`).
     """
     try:
         manifests = None if _THROUGH_CDK8S else _recorded(app_def, cluster)
@@ -105,7 +106,10 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
         raise app_error(exc, apps_dir_of(app_def), app=app_def.name, cluster=cluster.name) from exc
     objects: dict[str, dict[str, Any]] = {}
     for obj in normalised:
-        name = file_name(obj)
+        try:
+            name = file_name(obj)
+        except ValueError as exc:
+            raise UsageError(f"apps: app {app_def.name!r} on cluster {cluster.name!r}: {exc}") from None
         if name in objects:
             raise UsageError(
                 f"apps: app {app_def.name!r} on cluster {cluster.name!r}: two objects would be written to {name}"

@@ -1,7 +1,7 @@
 """Validate YAML documents against the schema registry and report findings.
 
 Per document, in order: YAML problems (syntax, duplicate keys), shape (a mapping with apiVersion
-and kind), apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless
+and kind), integers outside int64 (:mod:`trainops.validate.integers`: they end the checks), apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless
 downgraded), then every check family of :data:`trainops.validate.checks.CHECKS` (strict JSON Schema,
 API-server checks, list-map keys, CEL rules, CRD version deprecation). Positions are computed only
 for documents with findings.
@@ -22,6 +22,7 @@ from trainops.validate.checks.deprecated_api import api_version_issues
 from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
+from trainops.validate.integers import out_of_int64
 from trainops.validate.nulls import prune_known_nulls
 from trainops.yaml.load import YAML, Document, locate_issues, stream_text
 from trainops.yaml.source import read_source
@@ -136,6 +137,9 @@ def validate_document(
             raws.append(Issue((field_name,), f"missing or empty {field_name}", SCHEMA.id, "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return locate_issues(document, raws, data)
+    huge = list(out_of_int64(data))
+    if huge:  # the API server cannot read the document; checks would misread the number
+        return locate_issues(document, [*raws, *huge], data)
     schema = registry.get(api_version, kind)
     deprecations = _deprecations_on(registry, api_version, kind)
     raws.extend(deprecations)

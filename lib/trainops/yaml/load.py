@@ -225,37 +225,6 @@ class LoadedFile:
     error: Finding | None = None
 
 
-def expand_paths(paths: Sequence[str]) -> list[str]:
-    """Expand files and directories into a sorted list of YAML files.
-
-    Directories are walked recursively for ``*.yaml``/``*.yml``, skipping entries whose name
-    starts with a dot. Files are taken whatever their suffix. Symbolic links are listed even when
-    broken or looping, so that reading them reports a finding (:mod:`trainops.yaml.source`).
-
-    Raises:
-        UsageError: a path does not exist, or no paths were given.
-    """
-    if not paths:
-        raise UsageError("no paths given")
-    files: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = [
-                p
-                for p in path.rglob("*")
-                if p.suffix in YAML_SUFFIXES
-                and (p.is_file() or p.is_symlink())
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            ]
-            files.extend(str(p) for p in sorted(found))
-        elif path.is_file() or path.is_symlink():
-            files.append(raw)
-        else:
-            raise UsageError(f"{raw}: no such file or directory")
-    return files
-
-
 def read_text(path: str) -> str:
     """Read a file as UTF-8 text.
 

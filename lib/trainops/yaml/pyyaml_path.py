@@ -400,7 +400,10 @@ def _scalar(node: yaml.ScalarNode) -> Any:
             return sign * int(text[2:], 2)
         if len(text) > 1 and text.startswith("0"):
             return sign * int(text, 8)
-        return sign * int(text)
+        try:
+            return sign * int(text)
+        except ValueError:  # over Python's 4,300-digit limit: no number for go-yaml either, a string
+            return value
     if tag == _FLOAT:
         if _SEXAGESIMAL.search(value):
             return value

@@ -1,7 +1,7 @@
 """Read an input file as text the way kubectl does, turning every unreadable file into a finding.
 
-A file that cannot be read (a symlink loop, a symlink out of the repository, a binary file, a
-file that is not UTF-8) is a ``yaml`` finding naming the file and, where there is one, the line
+A file that cannot be read (a symlink loop, a FIFO or device, a binary file, a file that is not
+UTF-8) is a ``yaml`` finding naming the file and, where there is one, the line
 and column of the offending byte; the other files of the run are still checked.
 
 Encodings follow kubectl (``k8s.io/cli-runtime/pkg/resource/visitor.go``: ``FileVisitor.Visit``
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,25 +50,28 @@ def finding(
 
 
 def path_problem(path: str, root: Path | None = None) -> Finding | None:
-    """Why ``path`` must not be read: a symlink loop, or a symlink resolving outside ``root``.
+    """Why ``path`` must not be read: a symlink loop, a file that is not a regular file (a FIFO
+    would block the read), or, when ``root`` is given, a symlink resolving outside ``root``.
 
     Args:
-        root: the repository; default: the current directory. Symbolic links (anywhere in the path
-            below ``root``) must resolve inside it, so a pull request cannot make CI read and
-            report on ``/etc/passwd`` or a runner's credentials through a link.
+        root: a directory symbolic links in ``path`` must resolve inside, or ``None`` (default)
+            for none: a path named on the command line is read wherever it points, and a
+            directory walk has already left out links that leave it (:mod:`trainops.yaml.walk`).
     """
-    base = (root or Path.cwd()).resolve()
     candidate = Path(path)
     try:
         resolved = candidate.resolve(strict=True)
+        mode = resolved.stat().st_mode
     except RuntimeError:  # pragma: no cover - Python < 3.13 raises this for loops in some cases
         return finding(path, "symlink loop: the link points back at itself")
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return finding(path, "symlink loop: the link points back at itself")
         return finding(path, f"cannot read: {exc.strerror}")
-    if _has_symlink(candidate) and not resolved.is_relative_to(base):
-        return finding(path, f"symlink escapes the repository ({base}); not read")
+    if not stat.S_ISREG(mode):
+        return finding(path, "not a regular file (a FIFO, socket or device); not read")
+    if root is not None and _has_symlink(candidate) and not resolved.is_relative_to(root.resolve()):
+        return finding(path, f"symlink escapes {root.resolve()}; not read")
     return None
 
 

@@ -81,7 +81,7 @@ def resolve_mount(
     Args:
         construct: construct class name for messages.
         prop: prop or method name for messages, e.g. ``"mount"``.
-        volume: a ``ClaimSource`` (e.g. ``DataVolume``) or the name of an existing claim.
+        volume: a ``ClaimSource`` (e.g. ``VolumeClaim``) or the name of an existing claim.
         path: absolute mount path.
         read_only: whether the mount is read-only.
         pods: how many pods mount the claim at once (checks the access mode of a ``ClaimSource``).

@@ -1,15 +1,18 @@
 """Prop checks shared by the trainops L2 constructs.
 
 Every check raises ``ValueError`` at once with a message that quotes the construct, the prop and
-the value, e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number`` (STYLE.md habit 11).
+the value, e.g. ``PyTorchJob gpus_per_node=1.5: must be a whole number`` (STYLE.md habit 11). :func:`renamed_props`
+keeps a renamed prop working for one release as a deprecated alias.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from trainops.credentials import literal_problem
 from trainops.naming import label_value_problem, qualified_name_problem
@@ -27,6 +30,47 @@ _DURATION_MS = (365 * 86_400_000, 7 * 86_400_000, 86_400_000, 3_600_000, 60_000,
 # the C identifier rule); trainops keeps the portable form that shells and Python accept.
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def renamed_props(construct: str, **renames: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Decorate a construct's ``__init__`` so that old keyword props still work for one release.
+
+    Args:
+        construct: the construct's kind, for messages (``"PyTorchJob"``).
+        renames: old prop name → new prop name, e.g. ``gpus_per_replica="gpus_per_node"``.
+
+    A call with an old name emits a ``DeprecationWarning`` naming the new one and passes the value
+    on under the new name.
+
+    Raises:
+        TypeError: both the old and the new name are given (``PyTorchJob gpus_per_replica=4: renamed
+            to gpus_per_node, which is also given``).
+    """
+
+    def decorate(init: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(init)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            for old, new in renames.items():
+                if old not in kwargs:
+                    continue
+                if new in kwargs:
+                    raise TypeError(
+                        f"{construct} {old}={kwargs[old]!r}: renamed to {new}, which is also given"
+                    )
+                warnings.warn(
+                    f"{construct} {old}= is deprecated and will be removed in trainops 0.3: use {new}=",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = kwargs.pop(old)
+            return init(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
 
 def require_whole(construct: str, prop: str, value: object, *, minimum: int = 0) -> int:
     """Return ``value`` as an int, checking that it is a whole number of at least ``minimum``.
@@ -34,7 +78,7 @@ def require_whole(construct: str, prop: str, value: object, *, minimum: int = 0)
     Integral floats (``4.0``) are accepted; booleans and strings are not.
 
     Raises:
-        ValueError: e.g. ``PyTorchJob gpus_per_replica=1.5: must be a whole number``.
+        ValueError: e.g. ``PyTorchJob gpus_per_node=1.5: must be a whole number``.
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{construct} {prop}={value!r}: must be a whole number")

@@ -15,7 +15,7 @@ AccessMode = Literal["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWrit
 
 
 class ClaimSource(Protocol):
-    """Anything that names a PersistentVolumeClaim and its access mode (e.g. ``DataVolume``)."""
+    """Anything that names a PersistentVolumeClaim and its access mode (e.g. ``VolumeClaim``)."""
 
     @property
     def claim_name(self) -> str:

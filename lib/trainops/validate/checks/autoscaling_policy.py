@@ -9,7 +9,8 @@ keyword            check (Go function)
 =================  ==================================================================================
 ``hpa``            minReplicas ≥ 1, maxReplicas ≥ 1 and ≥ minReplicas, scaleTargetRef kind and name
                    (``ValidateHorizontalPodAutoscalerSpec``, ``ValidateCrossVersionObjectReference``);
-                   metric sources and targets (``validateMetrics``, ``validateMetricTarget``);
+                   metric sources and targets (``validateMetrics``, ``validateMetricTarget``, and per
+                   source ``validateResourceSource``… : which target fields it takes);
                    behavior windows and policies (``validateBehavior``, ``validateScalingRules``)
 ``pdb``            minAvailable and maxUnavailable not both set, each a non-negative int or a
                    percentage ≤ 100 % (``ValidatePodDisruptionBudgetSpec``)
@@ -33,7 +34,7 @@ from typing import Any, Final
 
 from trainops.findings import Issue
 from trainops.kinds import GroupKind, Parts, group_of
-from trainops.naming import PATH_SEGMENT, qualified_name_problem
+from trainops.naming import DNS1123_LABEL, PATH_SEGMENT, qualified_name_problem
 from trainops.validate.checks.api_server import quantity_value
 from trainops.validate.checks.go_helpers import (
     at_least,
@@ -197,36 +198,67 @@ def hpa_spec(spec: Any, parts: Parts, *, v1: bool) -> Iterator[Issue]:
                 yield from _scaling_rules(rules, (*parts, "behavior", direction), f"behavior.{direction}")
 
 
+#: Per metric source (``validateResourceSource``, ``validateContainerResourceSource``,
+#: ``validateObjectSource``, ``validateExternalSource``, ``validatePodsSource``): the target fields of
+#: which one must be set, and whether setting two of them is forbidden. A Resource metric takes
+#: ``averageUtilization`` or ``averageValue`` only: ``target.type: Value`` with ``value`` is rejected.
+SOURCE_TARGETS: Final[dict[str, tuple[tuple[str, ...], bool]]] = {
+    "resource": (("averageUtilization", "averageValue"), True),
+    "containerResource": (("averageUtilization", "averageValue"), True),
+    "object": (("value", "averageValue"), False),
+    "external": (("value", "averageValue"), True),
+    "pods": (("averageValue",), False),
+}
+
+
 def _metric(metric: dict[str, Any], parts: Parts) -> Iterator[Issue]:
-    """``validateMetricSpec``: a known type, its source set, a resource name, a valid target."""
+    """``validateMetricSpec`` and the source's own function: a known type, its source set, a resource
+    or metric name, a container (ContainerResource), a valid target with the fields the source takes."""
     kind = metric.get("type")
     yield from enum(metric, "type", METRIC_TYPES, parts, "metric type", "enum")
-    source_field = METRIC_TYPES.get(kind) if isinstance(kind, str) else None
-    if source_field is None:
+    if not isinstance(kind, str) or kind not in METRIC_TYPES:
         return
+    source_field = METRIC_TYPES[kind]
     source = metric.get(source_field)
     if not isinstance(source, dict):
         yield issue(parts, f"a {kind} metric needs spec.metrics[].{source_field}", "hpa")
         return
+    here = (*parts, source_field)
     if source_field in ("resource", "containerResource") and source.get("name") in (None, ""):
-        yield issue((*parts, source_field), f"the {kind} metric needs a resource name", "hpa")
+        yield issue(here, f"the {kind} metric needs a resource name", "hpa")
+    if source_field == "containerResource":
+        container = source.get("container")
+        if container in (None, ""):
+            yield issue(here, "the ContainerResource metric needs a container name", "hpa")
+        elif isinstance(container, str) and (problem := DNS1123_LABEL.problem(container)):
+            yield issue((*here, "container"), f"metric container {show(container)} {problem}", "hpa")
+    if source_field in ("object", "external", "pods"):
+        yield from _metric_identifier(source.get("metric"), (*here, "metric"), kind)
     target = source.get("target")
     if isinstance(target, dict):
-        yield from _target(target, (*parts, source_field, "target"))
+        yield from _target(target, (*here, "target"), kind, source_field)
 
 
-def _target(target: dict[str, Any], parts: Parts) -> Iterator[Issue]:
-    """``validateMetricTarget``."""
-    kind = target.get("type")
-    if isinstance(kind, str) and kind not in TARGET_TYPES:
+def _metric_identifier(identifier: Any, parts: Parts, kind: str) -> Iterator[Issue]:
+    """``validateMetricIdentifier``: a metric name that is a valid path segment."""
+    name = identifier.get("name") if isinstance(identifier, dict) else None
+    if name in (None, ""):
+        yield issue(parts, f"the {kind} metric needs metric.name", "hpa")
+    elif isinstance(name, str) and (problem := PATH_SEGMENT.problem(name)):
+        yield issue((*parts, "name"), f"metric name {show(name)} {problem}", "hpa")
+
+
+def _target(target: dict[str, Any], parts: Parts, kind: str, source_field: str) -> Iterator[Issue]:
+    """``validateMetricTarget``, then the source's rule on which target fields it takes
+    (:data:`SOURCE_TARGETS`)."""
+    target_type = target.get("type")
+    if isinstance(target_type, str) and target_type not in TARGET_TYPES:
         yield issue(
             (*parts, "type"),
-            f"metric target type {show(kind)} must be Utilization, Value or AverageValue",
+            f"metric target type {show(target_type)} must be Utilization, Value or AverageValue",
             "hpa",
         )
     utilization = target.get("averageUtilization")
-    if utilization is None and target.get("value") is None and target.get("averageValue") is None:
-        yield issue(parts, "the metric target sets none of value, averageValue, averageUtilization", "hpa")
     if is_int(utilization) and utilization <= 0:
         yield issue(
             (*parts, "averageUtilization"), f"averageUtilization is {utilization}; it must be positive", "hpa"
@@ -237,6 +269,15 @@ def _target(target: dict[str, Any], parts: Parts) -> Iterator[Issue]:
             value = quantity_value(raw)
             if value is not None and value <= 0:
                 yield issue((*parts, name), f"metric target {name} {show(raw)} must be positive", "hpa")
+    accepted, exclusive = SOURCE_TARGETS[source_field]
+    present = [name for name in accepted if target.get(name) is not None]
+    if not present:
+        refused = [name for name in ("value", "averageValue") if name not in accepted and name in target]
+        but = f" ({refused[0]} does not count for a {kind} metric)" if refused else ""
+        yield issue(parts, f"a {kind} metric target needs {' or '.join(accepted)}{but}", "hpa")
+    elif exclusive and len(present) > 1:
+        both = " and ".join(present)
+        yield issue((*parts, present[-1]), f"a {kind} metric target may not set both {both}", "hpa")
 
 
 def _scaling_rules(rules: dict[str, Any], parts: Parts, what: str) -> Iterator[Issue]:

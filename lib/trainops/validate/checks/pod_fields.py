@@ -11,7 +11,8 @@ keyword                    check (Go function)
 =========================  ==========================================================================
 ``containers-required``    at least one container (``validateContainers``: "Required value")
 ``image-required``         every container has an image without surrounding whitespace
-                           (``validateContainerCommon``/``validateContainersOnlyForPod``)
+                           (``validateContainerCommon``/``validateContainersOnlyForPod``); a
+                           (Cluster)TrainingRuntime container may leave it out (:data:`IMAGE_SUPPLIED`)
 ``enum``                   imagePullPolicy (``validatePullPolicy``), port protocol
                            (``validateContainerPorts``), terminationMessagePolicy, Pod restartPolicy
                            (``validateRestartPolicy``), dnsPolicy (``validateDNSPolicy``),
@@ -96,6 +97,13 @@ _PROBE_TIMINGS: Final = (
     "terminationGracePeriodSeconds",
 )
 _POD_OWNERS: Final = frozenset({("", "Pod"), ("", "PodTemplate")})
+#: Kinds whose containers may have no image: a Kubeflow Trainer runtime is a template the TrainJob
+#: completes (``spec.trainer.image``, the initializers' images; trainer ``pkg/runtime/framework/
+#: plugins/jobset``), and the API server checks it against its CRD schema only, which does not
+#: require ``image`` (kube-apiserver v1.36.2 accepts such a ClusterTrainingRuntime).
+IMAGE_SUPPLIED: Final = frozenset(
+    {("trainer.kubeflow.org", "TrainingRuntime"), ("trainer.kubeflow.org", "ClusterTrainingRuntime")}
+)
 #: Pod-spec fields :func:`_pod_level` reads: a spec with none of them is skipped at once.
 _POD_LEVEL_FIELDS: Final = frozenset(
     {
@@ -138,13 +146,14 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
             "containers-required",
         )
     host_network = spec.get("hostNetwork") is True
+    image_supplied = site.owner in IMAGE_SUPPLIED
     for group in ("containers", "initContainers"):
         items = spec.get(group)
         if isinstance(items, list):
             for index, container in enumerate(items):
                 if isinstance(container, dict):
                     item = (*parts, group, index)
-                    yield from _container(container, item, templated, host_network)
+                    yield from _container(container, item, templated, host_network, image_supplied)
                     if group == "initContainers":
                         yield from _init_container(container, item, templated)
     yield from volume_issues(spec.get("volumes"), (*parts, "volumes"), templated)
@@ -212,13 +221,15 @@ def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Is
 
 
 def _container(
-    container: dict[str, Any], parts: Parts, templated: bool, host_network: bool
+    container: dict[str, Any], parts: Parts, templated: bool, host_network: bool, image_supplied: bool = False
 ) -> Iterator[Issue]:
-    """``validateContainerCommon``: image, pull policy, ports, env, security context, probes.
-    Cheap when nothing is wrong: messages (and the container's label) are built only for issues."""
+    """``validateContainerCommon``: image (unless ``image_supplied``, see :data:`IMAGE_SUPPLIED`), pull
+    policy, ports, env, security context, probes. Cheap when nothing is wrong: messages (and the
+    container's label) are built only for issues."""
     image = container.get("image")
     if image is None or image == "":
-        yield issue(parts, f"{_label(container, templated)} has no image", "image-required")
+        if not image_supplied:
+            yield issue(parts, f"{_label(container, templated)} has no image", "image-required")
     elif isinstance(image, str) and image.strip() != image:
         yield issue(
             (*parts, "image"),

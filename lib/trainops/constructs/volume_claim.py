@@ -1,7 +1,12 @@
-"""``DataVolume``: a PersistentVolumeClaim for datasets, checkpoints and models."""
+"""``VolumeClaim``: a PersistentVolumeClaim for datasets, checkpoints and models.
+
+``DataVolume``, its name before trainops 0.2, stays one release as a deprecated alias: it collided with
+the DataVolume custom resource of KubeVirt's Containerized Data Importer (cdi.kubevirt.io).
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,10 +17,10 @@ from trainops.constructs._core.pod import ACCESS_MODES
 from trainops.constructs._core.props import require_labels, require_quantity
 from trainops.constructs._core.protocols import AccessMode
 
-_KIND = "DataVolume"
+_KIND = "VolumeClaim"
 
 
-class DataVolume(ObjectConstruct):
+class VolumeClaim(ObjectConstruct):
     """A v1 PersistentVolumeClaim that Argo CD creates before the workloads and never deletes.
 
     The claim is annotated with sync wave ``-1`` (volumes before workloads) and, unless
@@ -109,3 +114,19 @@ class DataVolume(ObjectConstruct):
     def storage_class(self) -> str:
         """The StorageClass name the cluster maps ``storage_role`` to."""
         return self._storage_class
+
+
+class DataVolume(VolumeClaim):
+    """Deprecated alias of :class:`VolumeClaim` (same props and output), removed in trainops 0.3.
+
+    Renamed because KubeVirt's Containerized Data Importer defines a ``DataVolume`` custom resource
+    (https://github.com/kubevirt/containerized-data-importer/blob/main/doc/datavolumes.md).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            "DataVolume is deprecated and will be removed in trainops 0.3: use VolumeClaim",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        super().__init__(*args, **kwargs)

@@ -1,4 +1,4 @@
-"""DataVolume: golden manifests, Argo CD protection and prop errors."""
+"""VolumeClaim: golden manifests, Argo CD protection and prop errors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trainops.cluster import Cluster
-from trainops.constructs import DataVolume
+from trainops.constructs import VolumeClaim
 
 
 def _doc(synth: Any, chart: Any, name: str) -> tuple[str, dict[str, Any]]:
@@ -18,9 +18,9 @@ def _doc(synth: Any, chart: Any, name: str) -> tuple[str, dict[str, Any]]:
 
 
 def test_defaults(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> None:
-    volume = DataVolume(chart, "Data", cluster=test_cluster, name="checkpoints", size="100Gi")
+    volume = VolumeClaim(chart, "Data", cluster=test_cluster, name="checkpoints", size="100Gi")
     text, doc = _doc(synth, chart, volume.name)
-    golden("data_volume/defaults.yaml", text)
+    golden("volume_claim/defaults.yaml", text)
     # Protected from prune/delete, synced before workloads, on the cluster's default class.
     annotations = doc["metadata"]["annotations"]
     assert annotations["argocd.argoproj.io/sync-options"] == "Prune=false,Delete=false"
@@ -31,7 +31,7 @@ def test_defaults(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) ->
 
 
 def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> None:
-    volume = DataVolume(
+    volume = VolumeClaim(
         chart,
         "Data",
         cluster=test_cluster,
@@ -43,7 +43,7 @@ def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> N
         labels={"data.example.com/set": "imagenet"},
     )
     text, doc = _doc(synth, chart, volume.claim_name)
-    golden("data_volume/custom.yaml", text)
+    golden("volume_claim/custom.yaml", text)
     # Size in canonical form, shared class, unprotected: only the sync wave remains.
     assert doc["spec"]["resources"]["requests"]["storage"] == "500Gi" == volume.size
     assert doc["spec"]["storageClassName"] == "nfs" == volume.storage_class
@@ -53,19 +53,22 @@ def test_custom(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) -> N
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"name": "Data"}, "DataVolume name='Data': must be a DNS-1123 label"),
-        ({"size": "lots"}, "DataVolume size='lots': 'lots' is not a quantity"),
-        ({"size": "0"}, "DataVolume size='0': must be greater than zero"),
-        ({"size": "100m"}, "DataVolume size='100m': must be a whole number of bytes"),
-        ({"access_mode": "RWX"}, "DataVolume access_mode='RWX': must be one of ReadWriteOnce, ReadWriteMany"),
+        ({"name": "Data"}, "VolumeClaim name='Data': must be a DNS-1123 label"),
+        ({"size": "lots"}, "VolumeClaim size='lots': 'lots' is not a quantity"),
+        ({"size": "0"}, "VolumeClaim size='0': must be greater than zero"),
+        ({"size": "100m"}, "VolumeClaim size='100m': must be a whole number of bytes"),
+        (
+            {"access_mode": "RWX"},
+            "VolumeClaim access_mode='RWX': must be one of ReadWriteOnce, ReadWriteMany",
+        ),
         (
             {"storage_role": "fast"},
-            "DataVolume storage_role='fast': cluster 'test' has no storage class for role 'fast'",
+            "VolumeClaim storage_role='fast': cluster 'test' has no storage class for role 'fast'",
         ),
-        ({"labels": {"a": "-x"}}, "DataVolume labels: label a='-x' is not a valid label value"),
+        ({"labels": {"a": "-x"}}, "VolumeClaim labels: label a='-x' is not a valid label value"),
     ],
 )
 def test_bad_prop(chart: Any, test_cluster: Cluster, props: dict[str, Any], message: str) -> None:
     props = {"cluster": test_cluster, "name": "data", "size": "1Gi", **props}
     with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
-        DataVolume(chart, "Data", **props)
+        VolumeClaim(chart, "Data", **props)
