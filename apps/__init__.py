@@ -10,6 +10,7 @@ from apps import (
     data_prep,
     katib_hpo,
     kserve_canary,
+    ml_platform,
     mpi_horovod,
     pytorch_ddp_multi_node,
     pytorch_ddp_single_node,
@@ -43,6 +44,7 @@ APPS: tuple[AppDef, ...] = (
     kserve_canary.APP,
     seldon_legacy.APP,
     training_monitoring.APP,
+    ml_platform.APP,
 )
 
 __all__ = ["APPS", "CLUSTERS"]

@@ -3,7 +3,9 @@
 Seed 003 ("TensorFlow distributed training"): three GPU Workers and two CPU parameter servers
 running ``python /app/train.py`` on the shared ``training-data`` volume. Differences on purpose:
 pinned images instead of ``latest``/``latest-gpu``; requests equal to limits; the code baked into
-the image instead of a ConfigMap volume; the data mounted read-only.
+the image instead of a ConfigMap volume; the data mounted read-only. The app also holds the
+PodMonitor scraping its workers' metrics port: delivery splits it into a long-lived Application
+(the monitor) and a training one (the TFJob, ``-runs``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from typing import TYPE_CHECKING
 from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import RunPolicy, TFJob
+from trainops.constructs import PodMonitor, RunPolicy, TFJob
 
 if TYPE_CHECKING:
     from cdk8s import Chart
 
 
 def build(chart: Chart, cluster: Cluster) -> None:
-    """Add the TFJob."""
+    """Add the TFJob and the PodMonitor scraping its workers."""
     job = TFJob(
         chart,
         "Job",
@@ -39,6 +41,10 @@ def build(chart: Chart, cluster: Cluster) -> None:
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
     job.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")
+    job.expose_metrics(9090)
+    # One app per workload: delivery syncs the monitor with the long-lived Application
+    # gpu-prod-tf-ps-worker and the TFJob with gpu-prod-tf-ps-worker-runs.
+    PodMonitor(chart, "Metrics", cluster=cluster, job=job, replica_types=["Worker"], interval="15s")
 
 
 APP = AppDef(

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from cdk8s import Chart
 
 
+#: The namespace of the serving apps (created by ``ml-platform``).
+NAMESPACE = "ml-serving"
+
+
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add the model claim, the server, its Service, HPA, ServiceMonitor and network policies."""
     models = VolumeClaim(
@@ -75,7 +79,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
 APP = AppDef(
     name="tf-serving",
     build=build,
-    namespace="ml-serving",
+    namespace=NAMESPACE,
     team="ml-platform",
     description="TF Serving with Service, HPA and ServiceMonitor",
 )

@@ -7,7 +7,7 @@ Options: ``pattern``: regular expression a pinned revision matches (default: a 7
 SHA, or a version tag like ``v1.2.3``/``1.2.3-rc.1``).
 
 Default: enabled, level error, applies only when the cluster facts say ``protected`` (an
-ApplicationSet that selects other clusters by the ``trainops.dev/cluster`` label is not checked).
+ApplicationSet that selects other clusters by the ``trainops.dev/cluster`` label, or an Application labelled with another cluster, is not checked).
 
 PASS:
 
@@ -74,10 +74,15 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
 
 def _targets(obj: dict[str, Any], cluster: str | None) -> bool:
     """Whether ``obj`` deploys to ``cluster``: an ApplicationSet whose cluster generators select
-    clusters by the ``trainops.dev/cluster`` label (``In`` values) targets only those; anything else
-    (or unknown facts) is taken to target it."""
-    if cluster is None or obj.get("kind") != "ApplicationSet":
+    clusters by the ``trainops.dev/cluster`` label (``In`` values) targets only those, an
+    Application labelled ``trainops.dev/cluster`` only that cluster (a class's shared objects are
+    written under its first cluster); anything else (or unknown facts) is taken to target it."""
+    if cluster is None:
         return True
+    if obj.get("kind") != "ApplicationSet":
+        labels = as_dict(dig(obj, "metadata", "labels"))
+        named_cluster = labels.get(CLUSTER_LABEL)
+        return not isinstance(named_cluster, str) or named_cluster == cluster
     named: set[str] = set()
     for generator in _cluster_generators(dig(obj, "spec", "generators")):
         selector = as_dict(generator.get("selector"))

@@ -1,9 +1,12 @@
-"""Argo CD sync waves order the set: namespaces, quotas, PVCs, queues and runtimes before the
-workloads; monitors and autoscalers after them.
+"""Argo CD sync waves order the set: namespaces, quotas, queues and runtimes before the workloads;
+PVCs not before the workloads that mount them; monitors and autoscalers after the workloads.
 
-Why: a workload synced in the same wave as its PVC, LocalQueue or ClusterTrainingRuntime races it:
-pods stay Pending, Kueue rejects the job, or the TrainJob's webhook rejects the missing runtime and
-the sync fails; a ServiceMonitor before its Service alerts on a missing target.
+Why: a workload synced in the same wave as its LocalQueue or ClusterTrainingRuntime races it: Kueue
+rejects the job, or the TrainJob's webhook rejects the missing runtime and the sync fails; a
+ServiceMonitor before its Service alerts on a missing target. A PVC in an earlier wave than the pod
+that mounts it never lets the sync finish when its StorageClass binds on first consumer
+(``WaitForFirstConsumer``): Argo CD waits for the earlier wave to be healthy, and the claim stays
+Pending until a pod uses it (argo-cd issue 12840). Within one wave Argo CD applies the claim first.
 
 Options: none.
 
@@ -13,8 +16,29 @@ PASS:
 
     apiVersion: v1
     kind: PersistentVolumeClaim
+    metadata: {name: data, namespace: ml}
+    spec:
+      accessModes: [ReadWriteMany]
+      storageClassName: nfs
+      resources: {requests: {storage: 10Gi}}
+    ---
+    apiVersion: batch/v1
+    kind: Job
+    metadata: {name: eval-3f2a1b, namespace: ml}
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: eval, image: registry.example.com/eval:1.0}]
+          volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+
+FAIL:
+
+    apiVersion: v1
+    kind: PersistentVolumeClaim
     metadata:
       name: data
+      namespace: ml
       annotations: {argocd.argoproj.io/sync-wave: "-1"}
     spec:
       accessModes: [ReadWriteMany]
@@ -23,35 +47,17 @@ PASS:
     ---
     apiVersion: batch/v1
     kind: Job
-    metadata: {name: eval-3f2a1b}
+    metadata: {name: eval-3f2a1b, namespace: ml}
     spec:
       template:
         spec:
           restartPolicy: Never
           containers: [{name: eval, image: registry.example.com/eval:1.0}]
+          volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
 
-FAIL:
+Remediation: Give prerequisites a lower argocd.argoproj.io/sync-wave than the workloads (e.g. -1), PVCs the wave of the workloads that mount them, and monitors/HPAs a higher one (e.g. 1).
 
-    apiVersion: v1
-    kind: PersistentVolumeClaim
-    metadata: {name: data}
-    spec:
-      accessModes: [ReadWriteMany]
-      storageClassName: nfs
-      resources: {requests: {storage: 10Gi}}
-    ---
-    apiVersion: batch/v1
-    kind: Job
-    metadata: {name: eval-3f2a1b}
-    spec:
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: eval, image: registry.example.com/eval:1.0}]
-
-Remediation: Give prerequisites a lower argocd.argoproj.io/sync-wave than the workloads (e.g. -1) and monitors/HPAs a higher one (e.g. 1).
-
-Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/
+Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/, https://github.com/argoproj/argo-cd/issues/12840, https://kubernetes.io/docs/concepts/storage/storage-classes/#volume-binding-mode
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import RUN_ONCE, WORKLOADS, group_kind
 from trainops.policy.argocd import SYNC_WAVE, sync_wave
+from trainops.policy.pods import metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -77,7 +84,6 @@ EARLY = frozenset(
         ("", "Namespace"),
         ("", "ResourceQuota"),
         ("", "LimitRange"),
-        ("", "PersistentVolumeClaim"),
         ("kueue.x-k8s.io", "LocalQueue"),
         ("kueue.x-k8s.io", "ClusterQueue"),
         ("kueue.x-k8s.io", "ResourceFlavor"),
@@ -100,11 +106,13 @@ MAIN = WORKLOADS | RUN_ONCE | {("serving.kserve.io", "InferenceService")}
 def check_all(
     conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
 ) -> Iterator[tuple[int, Issue]]:
-    """Early objects below the lowest workload wave; late objects above the highest; waves parse."""
+    """Early objects below the lowest workload wave; late objects above the highest; PVCs not
+    before their consumers; waves parse."""
     waves = [sync_wave(obj) for obj in objects]
     for index, wave in enumerate(waves):
         if wave is None:
             yield index, Issue(("metadata", "annotations", SYNC_WAVE), "sync-wave is not an integer", ID)
+    yield from _claims_before_consumers(objects, waves)
     main = [w for obj, w in zip(objects, waves, strict=True) if group_kind(obj) in MAIN and w is not None]
     if not main:
         return
@@ -128,6 +136,41 @@ def check_all(
                 Issue(
                     ("metadata", "annotations", SYNC_WAVE),
                     f"{key[1]} in sync wave {wave}, not after the workloads (wave {highest})",
+                    ID,
+                ),
+            )
+
+
+def _claims_before_consumers(
+    objects: Sequence[dict[str, Any]], waves: Sequence[int | None]
+) -> Iterator[tuple[int, Issue]]:
+    """Each PVC in an earlier wave than a pod template (same namespace) mounting it by claimName."""
+    consumer_wave: dict[tuple[Any, Any], tuple[int, str]] = {}
+    for obj, wave in zip(objects, waves, strict=True):
+        if wave is None:
+            continue
+        namespace = metadata_of(obj).get("namespace")
+        for site in pod_templates(obj):
+            volumes = site.spec.get("volumes")
+            for volume in volumes if isinstance(volumes, list) else []:
+                claim = volume.get("persistentVolumeClaim") if isinstance(volume, dict) else None
+                name = claim.get("claimName") if isinstance(claim, dict) else None
+                if isinstance(name, str):
+                    key = (namespace, name)
+                    label = f"{obj.get('kind')}/{metadata_of(obj).get('name')}"
+                    if key not in consumer_wave or wave > consumer_wave[key][0]:
+                        consumer_wave[key] = (wave, label)
+    for index, (obj, wave) in enumerate(zip(objects, waves, strict=True)):
+        if wave is None or group_kind(obj) != ("", "PersistentVolumeClaim"):
+            continue
+        found = consumer_wave.get((metadata_of(obj).get("namespace"), metadata_of(obj).get("name")))
+        if found is not None and wave < found[0]:
+            yield (
+                index,
+                Issue(
+                    ("metadata", "annotations", SYNC_WAVE),
+                    f"PersistentVolumeClaim in sync wave {wave}, before its consumer {found[1]} (wave "
+                    f"{found[0]}): a WaitForFirstConsumer claim stays Pending and the sync never finishes",
                     ID,
                 ),
             )

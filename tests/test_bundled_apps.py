@@ -29,6 +29,7 @@ APP_NAMES = [
     "kserve-canary",
     "seldon-legacy",
     "training-monitoring",
+    "ml-platform",
 ]
 
 

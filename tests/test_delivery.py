@@ -13,10 +13,9 @@ from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.kinds import CLUSTER_SCOPED, group_kind
-from trainops.pipeline import Target, Text, check
 from trainops.project import Project, load_project
 from trainops.synth import render_project
-from trainops.synth.delivery import app_class, controller_owned, kubeflow_defaulted
+from trainops.synth.delivery import RUN_ONCE_FILES, controller_owned, kubeflow_defaulted, split_app
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO.parent / "shared" / "examples"
@@ -40,7 +39,16 @@ def test_shared_objects_live_with_the_first_cluster_of_the_class(results: dict[t
     # gpu-prod and gpu-staging share the class "gpu": its objects are written once, under gpu-prod.
     assert ("gpu-staging", "argocd") not in results
     objects = _objects(results, "gpu-prod", "argocd")
-    assert {obj["kind"] for obj in objects} == {"AppProject", "ApplicationSet"}
+    # Projects, sets, the platform apps' Applications (one per member cluster) and the root.
+    assert {obj["kind"] for obj in objects} == {"AppProject", "ApplicationSet", "Application"}
+    platform = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "Application")
+    assert platform == [
+        "gpu-prod-ml-platform",
+        "gpu-prod-root",
+        "gpu-prod-team-vision",
+        "gpu-staging-ml-platform",
+        "gpu-staging-team-vision",
+    ]
     # One AppProject per team of the class's apps.
     teams = {
         o["metadata"]["labels"]["trainops.dev/team"]
@@ -80,7 +88,8 @@ def test_bundled_app_classes(
     results: dict[tuple[str, str], Any], bundled: Project, app: str, expected: str
 ) -> None:
     objects = _objects(results, "gpu-prod", app)
-    assert app_class(bundled.apps[app], bundled.cluster("gpu-prod"), objects) == expected
+    parts = split_app(bundled.apps[app], bundled.cluster("gpu-prod"), objects)
+    assert [cls for cls, _ in parts] == [expected]
     sets = [o for o in _objects(results, "gpu-prod", "argocd") if o["kind"] == "ApplicationSet"]
     holding = {
         s["spec"]["template"]["metadata"]["labels"]["trainops.dev/app-class"]
@@ -184,92 +193,6 @@ def test_kubeflow_defaults_name_the_kind_replica_field(kind: str) -> None:
     assert any(".ports" in p for p in paths) == (kind != "MPIJob")
 
 
-def _expand(value: Any, params: dict[str, str]) -> Any:
-    """Render the Go template expressions the ApplicationSets use, as the controller would."""
-    if isinstance(value, dict):
-        return {k: _expand(v, params) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_expand(v, params) for v in value]
-    if isinstance(value, str):
-        for expression, replacement in params.items():
-            value = value.replace(expression, replacement)
-        assert "{{" not in value, f"unknown template parameter in {value!r}"  # missingkey=error
-    return value
-
-
-def _selected(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
-        return False
-    return all(labels.get(e["key"]) in e["values"] for e in selector.get("matchExpressions", []))
-
-
-def test_application_sets_generate_every_cluster_app_pair(
-    results: dict[tuple[str, str], Any], bundled: Project, schema_cache: Path
-) -> None:
-    """Expand the matrix for the bundled clusters (registered with their two labels) over the
-    committed generated/ tree: one valid Application per (cluster, app), at the cluster's revision."""
-    sets = [
-        o
-        for (_, app), r in results.items()
-        if app == "argocd"
-        for o in r.objects.values()
-        if o["kind"] == "ApplicationSet"
-    ]
-    apps: dict[str, dict[str, Any]] = {}
-    for app_set in sets:
-        clusters_gen, git_gen = app_set["spec"]["generators"][0]["matrix"]["generators"]
-        for cluster in bundled.clusters:
-            labels = {
-                "trainops.dev/cluster": cluster.name,
-                "trainops.dev/cluster-class": cluster.delivery_class,
-            }
-            if not _selected(clusters_gen["clusters"]["selector"], labels):
-                continue
-            first = {
-                '{{ index .metadata.labels "trainops.dev/cluster" }}': cluster.name,
-                "{{ .server }}": cluster.argocd_server,
-            }
-            dirs = _expand(git_gen["git"]["directories"], first)
-            excluded = {d["path"] for d in dirs if d.get("exclude")}
-            for entry in dirs:
-                path = entry["path"]
-                if entry.get("exclude") or path in excluded or not (REPO / path).is_dir():
-                    continue
-                params = {**first, "{{ .path.path }}": path, "{{ .path.basename }}": Path(path).name}
-                app = {
-                    "apiVersion": "argoproj.io/v1alpha1",
-                    "kind": "Application",
-                    **_expand(app_set["spec"]["template"], params),
-                }
-                app["metadata"]["namespace"] = "argocd"
-                assert app["metadata"]["name"] not in apps
-                apps[app["metadata"]["name"]] = app
-    expected = {f"{cluster}-{app}" for cluster, app in results if app != "argocd"}
-    assert set(apps) == expected
-    projects = {
-        o["metadata"]["name"]: o["spec"]
-        for (_, app), r in results.items()
-        if app == "argocd"
-        for o in r.objects.values()
-        if o["kind"] == "AppProject"
-    }
-    for name, app in apps.items():
-        cluster = bundled.cluster(app["metadata"]["labels"]["trainops.dev/cluster"])
-        assert app["spec"]["source"]["targetRevision"] == cluster.target_revision, name
-        destination = app["spec"]["destination"]
-        assert destination["server"] == cluster.argocd_server, name
-        # The AppProject permits the Application's destination and every object's namespace.
-        allowed = {(d["server"], d["namespace"]) for d in projects[app["spec"]["project"]]["destinations"]}
-        assert (destination["server"], destination["namespace"]) in allowed, name
-        app_dir = Path(app["spec"]["source"]["path"]).name
-        namespaces = {
-            o["metadata"].get("namespace") for o in results[(cluster.name, app_dir)].objects.values()
-        }
-        assert {(destination["server"], ns) for ns in namespaces if ns} <= allowed, name
-    texts = [Text(f"{name}.yaml", yaml.safe_dump(app)) for name, app in sorted(apps.items())]
-    assert check(Target("1.34", {"argo-cd": "v3.5.1"}, schema_cache), texts).findings == []
-
-
 def test_generated_argocd_directory_validates(cli: Any) -> None:
     run = cli("validate", "--cluster", "gpu-prod", "generated/gpu-prod/argocd")
     assert run.code == 0, run.out + run.err
@@ -314,11 +237,19 @@ def claim(chart, cluster):
     }})
 
 
+def namespaces(chart, cluster):
+    for name in ("ml", "cv"):
+        emit(Construct(chart, name), {{"apiVersion": "v1", "kind": "Namespace", "metadata": {{"name": name}}}})
+
+
 APPS = (
     AppDef(name="{job_name}", build=job, namespace="ml", team="research", delivery={job_class}),
     AppDef(name="data", build=claim, namespace="{data_namespace}", team="{data_team}"),
-)
+){platform}
 """
+
+#: An app creating the namespaces of the others (``platform=PLATFORM`` in :func:`_write`).
+PLATFORM = ' + (AppDef(name="platform", build=namespaces, namespace="ml", team="research"),)'
 
 
 def _write(root: Path, **fmt: str) -> Project:
@@ -331,6 +262,7 @@ def _write(root: Path, **fmt: str) -> Project:
         "data_team": "research",
         "data_namespace": "ml",
         "config_wave": "0",
+        "platform": "",
         **fmt,
     }
     (root / "apps").mkdir(parents=True)
@@ -338,19 +270,32 @@ def _write(root: Path, **fmt: str) -> Project:
     return load_project(root)
 
 
-def test_applications_mode_writes_one_application_per_app(tmp_path: Path) -> None:
+def test_applications_mode_writes_one_application_per_app_part(tmp_path: Path) -> None:
     results = {(r.cluster, r.app): r for r in render_project(_write(tmp_path))}
     for cluster, server in (("lab-a", "https://a.example.com"), ("lab-b", "https://b.example.com")):
-        apps = {
-            o["metadata"]["name"]: o
-            for o in results[(cluster, "argocd")].objects.values()
-            if o["kind"] == "Application"
-        }
-        assert sorted(apps) == [f"{cluster}-data", f"{cluster}-prep"]
+        objects = results[(cluster, "argocd")].objects
+        apps = {o["metadata"]["name"]: o for o in objects.values() if o["kind"] == "Application"}
+        # "prep" holds a ConfigMap and a Job: a long-lived Application and a training one ("-runs").
+        assert sorted(apps) == [
+            f"{cluster}-data",
+            f"{cluster}-prep",
+            f"{cluster}-prep-runs",
+            f"{cluster}-root",
+        ]
+        assert objects["root.yaml"]["metadata"]["name"] == f"{cluster}-root"
+        del apps[f"{cluster}-root"]
         assert {a["spec"]["destination"]["server"] for a in apps.values()} == {server}
-        # The Application syncs in the wave of its earliest object (the PVC's -1).
-        assert apps[f"{cluster}-data"]["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
-        assert apps[f"{cluster}-prep"]["metadata"]["labels"]["trainops.dev/app-class"] == "training"
+        # No app creates a namespace here: every Application syncs in the root's wave 0.
+        assert {a["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for a in apps.values()} == {"0"}
+        runs, prep = apps[f"{cluster}-prep-runs"], apps[f"{cluster}-prep"]
+        assert runs["metadata"]["labels"]["trainops.dev/app-class"] == "training"
+        assert prep["metadata"]["labels"]["trainops.dev/app-class"] == "long-lived"
+        assert runs["spec"]["source"]["path"] == prep["spec"]["source"]["path"] == f"generated/{cluster}/prep"
+        assert runs["spec"]["source"]["directory"] == {"include": RUN_ONCE_FILES}
+        assert prep["spec"]["source"]["directory"] == {"exclude": RUN_ONCE_FILES}
+        # Each part ignores only the controller-owned fields of its own objects.
+        assert [e["kind"] for e in runs["spec"]["ignoreDifferences"]] == ["Job"]
+        assert "ignoreDifferences" not in prep["spec"]
     # The team's project covers both clusters of the class and is written once, with lab-a.
     kinds = [o["kind"] for o in results[("lab-b", "argocd")].objects.values()]
     assert "AppProject" not in kinds
@@ -369,7 +314,7 @@ def test_one_project_and_one_set_per_team_and_class(tmp_path: Path) -> None:
     projects = {o["metadata"]["name"]: o for o in objects if o["kind"] == "AppProject"}
     sets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ApplicationSet"}
     assert sorted(projects) == ["research-lab", "vision-lab"]
-    assert sorted(sets) == ["lab-research-training-ml", "lab-vision-long-lived-cv"]
+    assert sorted(sets) == ["lab-research-long-lived-ml", "lab-research-runs-ml", "lab-vision-long-lived-cv"]
     # Each team's project allows only its own namespace and kinds, on both clusters of the class.
     vision = projects["vision-lab"]["spec"]
     assert {(d["server"], d["namespace"]) for d in vision["destinations"]} == {
@@ -379,6 +324,96 @@ def test_one_project_and_one_set_per_team_and_class(tmp_path: Path) -> None:
     assert vision["namespaceResourceWhitelist"] == [{"group": "", "kind": "PersistentVolumeClaim"}]
     template = sets["lab-vision-long-lived-cv"]["spec"]["template"]["spec"]
     assert (template["project"], template["destination"]["namespace"]) == ("vision-lab", "cv")
+    runs = sets["lab-research-runs-ml"]["spec"]["template"]
+    assert runs["metadata"]["name"].endswith("{{ .path.basename }}-runs")
+    assert runs["spec"]["source"]["directory"] == {"include": RUN_ONCE_FILES}
+
+
+def test_long_lived_delivery_of_an_app_with_a_run_still_splits(tmp_path: Path) -> None:
+    """``delivery="long-lived"`` no longer refuses a run-once object: it goes to ``<app>-runs``."""
+    results = {(r.cluster, r.app): r for r in render_project(_write(tmp_path, job_class="'long-lived'"))}
+    names = {o["metadata"]["name"] for o in results[("lab-a", "argocd")].objects.values()}
+    assert {"lab-a-prep", "lab-a-prep-runs"} <= names
+
+
+def test_training_delivery_keeps_one_application(tmp_path: Path) -> None:
+    """``delivery="training"`` keeps the ConfigMap with its Job in one training Application."""
+    results = {(r.cluster, r.app): r for r in render_project(_write(tmp_path, job_class="'training'"))}
+    apps = {o["metadata"]["name"]: o for o in results[("lab-a", "argocd")].objects.values()}
+    assert "lab-a-prep-runs" not in apps
+    assert apps["lab-a-prep"]["metadata"]["labels"]["trainops.dev/app-class"] == "training"
+    assert "directory" not in apps["lab-a-prep"]["spec"]["source"]
+
+
+def _namespace_findings(objects: list[dict[str, Any]]) -> list[str]:
+    from trainops.findings import Finding
+    from trainops.policy.config import PolicyConfig, RuleConfig
+    from trainops.policy.engine import PolicyRun, run_policies
+    from trainops.policy.facts import Facts
+    from trainops.policy.pack import load_pack
+    from trainops.yaml.load import Document, stream_text
+
+    pack = load_pack(REPO / "policies")
+    config = PolicyConfig({"destination-namespace": RuleConfig("error", {})})
+    text = yaml.safe_dump_all(objects)
+    documents = [d for d in stream_text(text, "set.yaml") if isinstance(d, Document)]
+    found: list[Finding] = run_policies(documents, PolicyRun(pack, config, Facts(cluster="lab-a")))
+    return sorted(f"{f.object_ref}: {f.message}" for f in found)
+
+
+@pytest.mark.parametrize("delivery", ["applications", "applicationset"])
+def test_namespaces_are_delivered_by_a_platform_app(tmp_path: Path, delivery: str) -> None:
+    """Without an app creating "ml" and "cv", the rule flags each destination namespace; with one,
+    that app syncs in wave -1 of the root, before every other Application and ApplicationSet."""
+    fmt = {"delivery": delivery, "delivery_b": delivery, "data_namespace": "cv"}
+    bare = render_project(_write(tmp_path / "bare", **fmt))
+    objects = [o for r in bare if r.cluster == "lab-a" for o in r.objects.values()]
+    flagged = _namespace_findings(objects)
+    assert flagged and all("is created by no app in the set" in f for f in flagged)
+    assert {f.split('"')[1] for f in flagged} == {"ml", "cv"}
+    assert not any("lab-a-root" in f for f in flagged)  # Argo CD's own namespace exists
+
+    full = render_project(_write(tmp_path / "full", platform=PLATFORM, **fmt))
+    objects = [o for r in full if r.cluster == "lab-a" for o in r.objects.values()]
+    assert _namespace_findings(objects) == []
+    argocd = next(r for r in full if (r.cluster, r.app) == ("lab-a", "argocd")).objects
+    waves = {
+        o["metadata"]["name"]: o["metadata"]["annotations"].get("argocd.argoproj.io/sync-wave")
+        for o in argocd.values()
+        if o["kind"] != "Application" or o["metadata"]["name"] != "lab-a-root"
+    }
+    assert waves.pop("research-lab") == "-2"  # the AppProjects first
+    platform = {name for name in waves if name.endswith("-platform")}
+    expected = {"lab-a-platform", "lab-b-platform"} if delivery == "applicationset" else {"lab-a-platform"}
+    assert platform == expected
+    assert {waves[name] for name in platform} == {"-1"}
+    assert {w for name, w in waves.items() if name not in platform} == {"0"}
+    # The research project may create Namespaces, and deploy to both namespaces.
+    project = argocd["appproject_research-lab.yaml"]["spec"]
+    assert project["clusterResourceWhitelist"] == [{"group": "", "kind": "Namespace"}]
+    assert {d["namespace"] for d in project["destinations"]} == {"ml", "cv"}
+
+
+@pytest.mark.parametrize("lead", ["gpu-prod", "gpu-next"])
+def test_projects_allow_exactly_the_destination_namespaces(
+    results: dict[tuple[str, str], Any], bundled: Project, lead: str
+) -> None:
+    members = [c for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class]
+    for project in (o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject"):
+        team = project["metadata"]["labels"]["trainops.dev/team"]
+        mine = [
+            (app, r)
+            for (cluster, app), r in results.items()
+            if app != "argocd" and cluster in {c.name for c in members} and bundled.apps[app].team == team
+        ]
+        namespaces = {bundled.apps[app].namespace for app, _ in mine} | {
+            o["metadata"]["namespace"]
+            for _, r in mine
+            for o in r.objects.values()
+            if "namespace" in o["metadata"]
+        }
+        allowed = {(d["server"], d["namespace"]) for d in project["spec"]["destinations"]}
+        assert allowed == {(c.argocd_server, ns) for c in members for ns in namespaces}, team
 
 
 def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
@@ -392,7 +427,6 @@ def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
     ("fmt", "message"),
     [
         ({"options": "Delete=false"}, r"training object Job/prep-1a2b3c lacks the sync option Prune=false"),
-        ({"job_class": "'long-lived'"}, r"delivery='long-lived' but it emits the run-once Job/prep-1a2b3c"),
         ({"job_name": "argocd"}, r"the app name 'argocd' is reserved"),
         ({"delivery_b": "applicationset"}, r"share the class 'lab' but differ in delivery"),
         (
@@ -400,9 +434,11 @@ def test_one_cluster_synth_renders_the_class_siblings(tmp_path: Path) -> None:
             r"Application name 'lab-a-p{60}' is longer than 63 characters",
         ),
         (
-            {"config_wave": "-1"},
-            r"app 'prep' on cluster 'lab-a': a training app must sit in one sync wave, not \[-1, 0\]",
+            {"config_wave": "-1", "job_class": "'training'"},
+            r"app 'prep' on cluster 'lab-a': a training Application must sit in one sync wave, not "
+            r"\[-1, 0\]: .* leave delivery unset",
         ),
+        ({"job_name": "root"}, r"Application name 'lab-a-root' is used twice on cluster 'lab-a'"),
     ],
 )
 def test_delivery_errors(tmp_path: Path, fmt: dict[str, str], message: str) -> None:
@@ -456,3 +492,34 @@ def test_argocd_output_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
             {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("argocd/*.yaml"))}
         )
     assert trees[0] and trees[0] == trees[1]
+
+
+def _run_once(name: str, wave: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "annotations": {
+                "argocd.argoproj.io/sync-options": "Prune=false",
+                "argocd.argoproj.io/sync-wave": wave,
+            },
+        },
+    }
+
+
+def test_split_keeps_long_lived_objects_first() -> None:
+    app = AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t")
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}}
+    parts = split_app(app, Cluster(name="c", kubernetes_version="1.34"), [_run_once("a-1a2b3c", "0"), claim])
+    assert [(cls, [o["metadata"]["name"] for o in objs]) for cls, objs in parts] == [
+        ("long-lived", ["data"]),
+        ("training", ["a-1a2b3c"]),
+    ]
+
+
+def test_run_once_objects_of_one_app_share_a_wave() -> None:
+    app = AppDef(name="x", build=lambda chart, cluster: None, namespace="ml", team="t")
+    objects = [_run_once("a-1a2b3c", "0"), _run_once("b-4d5e6f", "1")]
+    with pytest.raises(UsageError, match=r"a training Application must sit in one sync wave, not \[0, 1\]"):
+        split_app(app, Cluster(name="c", kubernetes_version="1.34"), objects)

@@ -31,10 +31,12 @@ class AppDef:
         version: app version, written as the ``app.kubernetes.io/version`` label. Default: ``"0.1.0"``.
         description: one line for summaries. Default: empty.
         clusters: names of the clusters the app targets; empty means all. Default: all.
-        delivery: the Argo CD application class: ``"training"`` (auto-sync, no self-heal, run-once
-            objects never pruned by a sync) or ``"long-lived"`` (auto-sync, prune, self-heal).
-            Default: ``None``, derived at synth: ``"training"`` when the app emits a run-once
-            kind (:data:`trainops.kinds.RUN_ONCE`), else ``"long-lived"``.
+        delivery: how Argo CD syncs the app. Default: ``None`` (and ``"long-lived"`` alike): its
+            run-once objects (:data:`trainops.kinds.RUN_ONCE`) go to a ``training`` Application
+            (auto-sync, no self-heal, runs never pruned by a sync) and the others to a
+            ``long-lived`` one (auto-sync, prune, self-heal), named ``<cluster>-<app>-runs`` and
+            ``<cluster>-<app>`` when it holds both (:func:`trainops.synth.delivery.split_app`).
+            ``"training"``: every object in one training Application (one sync wave).
 
     Raises:
         ValueError: a name or namespace that is not a DNS-1123 label, or an unknown ``delivery``.

@@ -6,6 +6,8 @@ v1alpha1ApplicationTree (ResourceNode = ResourceRef + health) and runtimeError o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from trainops.argocd.commands import ConnectionOptions
@@ -121,3 +123,136 @@ def connection_options(url: str) -> ConnectionOptions:
     return ConnectionOptions(
         server=url.rstrip("/"), auth_token=TOKEN, request_timeout=2.0, retries=2, backoff=0.01, deadline=5.0
     )
+
+
+# --- the ApplicationSet controller, the repo-server's directory source and an app-of-apps sync -----
+# (what Argo CD v3.5.1 does with generated/<cluster>/argocd/; kept apart from the REST bodies above)
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """``{a,b}c`` -> ``["ac", "bc"]`` (one level of alternatives, as trainops' globs use)."""
+    start = pattern.find("{")
+    if start < 0:
+        return [pattern]
+    end = pattern.index("}", start)
+    head, tail = pattern[:start], pattern[end + 1 :]
+    return [
+        expanded
+        for option in pattern[start + 1 : end].split(",")
+        for expanded in expand_braces(head + option + tail)
+    ]
+
+
+def glob_match(pattern: str, name: str) -> bool:
+    """gobwas/glob ``Match`` as Argo CD's ``util/glob`` compiles it (no separators: ``*`` matches any text)."""
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(name, p) for p in expand_braces(pattern))
+
+
+def source_files(repo: Path, source: dict[str, Any]) -> list[str]:
+    """The manifest files a directory source syncs: ``*.yaml``/``*.yml``/``*.json`` directly under
+    ``source.path`` (``recurse`` is off), minus ``directory.exclude``, only ``directory.include``
+    (repo-server ``findManifests`` matches both globs against the path relative to the source path).
+
+    Raises:
+        FileNotFoundError: the path is not a directory of the repository.
+    """
+    root = repo / source["path"]
+    if not root.is_dir():
+        raise FileNotFoundError(f"app path does not exist: {source['path']}")
+    directory = source.get("directory") or {}
+    out = []
+    for path in sorted(root.iterdir()):
+        if not path.is_file() or path.suffix not in (".yaml", ".yml", ".json"):
+            continue
+        if directory.get("exclude") and glob_match(directory["exclude"], path.name):
+            continue
+        if directory.get("include") and not glob_match(directory["include"], path.name):
+            continue
+        out.append(path.name)
+    return out
+
+
+def _expand(value: Any, params: dict[str, str]) -> Any:
+    """Render the Go template expressions trainops' ApplicationSets use (``missingkey=error``)."""
+    if isinstance(value, dict):
+        return {k: _expand(v, params) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, params) for v in value]
+    if isinstance(value, str):
+        for expression, replacement in params.items():
+            value = value.replace(expression, replacement)
+        if "{{" in value:
+            raise KeyError(f"map has no entry for a template parameter in {value!r}")
+    return value
+
+
+def _selected(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    return all(labels.get(e["key"]) in e["values"] for e in selector.get("matchExpressions", []))
+
+
+@dataclass(frozen=True)
+class RegisteredCluster:
+    """A cluster Secret in Argo CD: its name, server URL and labels."""
+
+    name: str
+    server: str
+    labels: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Generated:
+    """What the ApplicationSet controller made of one set: Applications, or an error condition."""
+
+    applications: list[dict[str, Any]]
+    error: str | None = None
+
+
+def generate(
+    app_set: dict[str, Any], projects: set[str], clusters: list[RegisteredCluster], repo: Path
+) -> Generated:
+    """Run the matrix (cluster generator x git directory generator) of ``app_set`` over ``repo``.
+
+    As the real controller: a set whose template names an AppProject that does not exist generates
+    nothing and reports the ``ErrorOccurred`` condition (``application references project ... which
+    does not exist``; applicationset ``ValidateApplications``), retried on its requeue, not at once.
+    """
+    project = app_set["spec"]["template"]["spec"]["project"]
+    if project not in projects:
+        return Generated([], f"application references project {project} which does not exist")
+    (matrix,) = app_set["spec"]["generators"]
+    clusters_gen, git_gen = matrix["matrix"]["generators"]
+    apps = []
+    for cluster in clusters:
+        if not _selected(clusters_gen["clusters"]["selector"], cluster.labels):
+            continue
+        label = '{{ index .metadata.labels "trainops.dev/cluster" }}'
+        first = {label: cluster.labels.get("trainops.dev/cluster", ""), "{{ .server }}": cluster.server}
+        dirs = _expand(git_gen["git"]["directories"], first)
+        excluded = {d["path"] for d in dirs if d.get("exclude")}
+        for entry in dirs:
+            path = entry["path"]
+            if entry.get("exclude") or path in excluded or not (repo / path).is_dir():
+                continue
+            params = {**first, "{{ .path.path }}": path, "{{ .path.basename }}": Path(path).name}
+            app = {
+                "apiVersion": "argoproj.io/v1alpha1",
+                "kind": "Application",
+                **_expand(app_set["spec"]["template"], params),
+            }
+            app["metadata"]["namespace"] = app_set["metadata"]["namespace"]
+            apps.append(app)
+    return Generated(apps)
+
+
+def sync_waves(objects: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The objects an app-of-apps syncs, grouped by ``argocd.argoproj.io/sync-wave`` in wave order
+    (gitops-engine ``sync_tasks.go``: phase, then wave, then kind order, then name)."""
+    waves: dict[int, list[dict[str, Any]]] = {}
+    for obj in objects:
+        wave = int((obj["metadata"].get("annotations") or {}).get("argocd.argoproj.io/sync-wave", "0"))
+        waves.setdefault(wave, []).append(obj)
+    return [sorted(waves[w], key=lambda o: (o["kind"], o["metadata"]["name"])) for w in sorted(waves)]

@@ -182,10 +182,12 @@ def test_upstream_health_checks(case: Case) -> None:
     assert actual == {"status": case.status, "message": case.message}
 
 
-# States each kind can reach (Katib Experiments cannot be suspended), plus the "no status yet" input.
+# States each kind can reach (Katib Experiments cannot be suspended; an Application reports its
+# resources' Missing), plus the "no status yet" input.
 EXPECTED_STATES = {
     key: {"Healthy", "Progressing", "Degraded", "Suspended"}
     - ({"Suspended"} if key == "kubeflow.org/Experiment" else set())
+    | ({"Missing"} if key == "argoproj.io/Application" else set())
     for key in HEALTH_CHECKS
 }
 

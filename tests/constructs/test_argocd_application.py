@@ -90,6 +90,43 @@ def test_a_wrong_field_fails_crd_validation(chart: Any, synth: Any, schema_cache
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "https://git.example.com/ml/platform.git",
+        "http://gitea.gitea.svc:3000/ml/platform.git",  # an internal git server (Argo CD accepts it)
+        "ssh://git@git.example.com/ml/platform.git",
+        "git@git.example.com:ml/platform.git",
+    ],
+)
+def test_repo_url_schemes(chart: Any, synth: Any, url: str) -> None:
+    _app(chart, repo_url=url)
+    assert yaml.safe_load(synth(chart)["Application/gpu-prod-resnet"])["spec"]["source"]["repoURL"] == url
+
+
+def test_root_style_application(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> None:
+    """A long-lived Application without cascading delete, a file filter and policy waivers (the
+    shape of a cluster's root Application)."""
+    _app(
+        chart,
+        name="gpu-prod-root",
+        project="default",
+        path="generated/gpu-prod/argocd",
+        destination_namespace="argocd",
+        directory_exclude="root.yaml",
+        cascade_delete=False,
+        waivers={"app-project": "the root creates the projects"},
+    )
+    text = synth(chart)["Application/gpu-prod-root"]
+    golden("argocd_application/root.yaml", text)
+    app = yaml.safe_load(text)
+    assert "finalizers" not in app["metadata"]
+    assert app["metadata"]["annotations"]["trainops.dev/waive-app-project"] == "the root creates the projects"
+    assert app["spec"]["source"]["directory"] == {"exclude": "root.yaml"}
+    assert app["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
+    assert _validate(schema_cache, text) == []
+
+
+@pytest.mark.parametrize(
     ("props", "message"),
     [
         ({"name": "Bad_Name"}, r"^Application name='Bad_Name': must be a DNS-1123 label"),
@@ -105,6 +142,9 @@ def test_a_wrong_field_fails_crd_validation(chart: Any, synth: Any, schema_cache
         ({"destination_server": "http://x"}, r"^Application destination_server='http://x': must be an https"),
         ({"destination_namespace": "NS"}, r"^Application destination_namespace='NS': must be a DNS-1123"),
         ({"wave": "1"}, r"^Application wave='1': must be an integer"),
+        ({"directory_include": ""}, r"^Application directory_include='': must be a file glob"),
+        ({"waivers": {"app-project": " "}}, r"^Application waivers: rule 'app-project' needs a reason"),
+        ({"waivers": {"App Project": "x"}}, r"^Application waivers='App Project': must be a DNS-1123 label"),
         ({"labels": {"a": "b c"}}, r"^Application labels: label a='b c' is not a valid label value"),
     ],
 )

@@ -75,9 +75,31 @@ def test_training_on_pinned_clusters(chart: Any, synth: Any, golden: Any, schema
     assert _validate(schema_cache, text) == []
 
 
+def test_runs_part_of_split_apps(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> None:
+    """The training part of apps that also hold long-lived objects: ``<cluster>-<app>-runs``, only
+    the run-once files of each directory."""
+    _set(
+        chart,
+        name="gpu-ml-platform-runs-ml-training",
+        kind_of_app="training",
+        directories=["bert"],
+        name_suffix="-runs",
+        directory_include="{job_*.yaml,pytorchjob_*.yaml}",
+    )
+    text = synth(chart)["ApplicationSet/gpu-ml-platform-runs-ml-training"]
+    golden("argocd_applicationset/runs.yaml", text)
+    template = yaml.safe_load(text)["spec"]["template"]
+    assert template["metadata"]["name"] == f"{CLUSTER_PARAM}-{{{{ .path.basename }}}}-runs"
+    assert template["spec"]["source"]["directory"] == {"include": "{job_*.yaml,pytorchjob_*.yaml}"}
+    assert _validate(schema_cache, text) == []
+
+
 @pytest.mark.parametrize(
     ("props", "message"),
     [
+        ({"name_suffix": "-Runs"}, r"^ApplicationSet name_suffix='-Runs': must be '-' and lower-case"),
+        ({"name_suffix": "runs"}, r"^ApplicationSet name_suffix='runs': must be '-' and lower-case"),
+        ({"directory_exclude": "a b"}, r"^ApplicationSet directory_exclude='a b': must be a file glob"),
         ({"name": "Gpu"}, r"^ApplicationSet name='Gpu': must be a DNS-1123 subdomain"),
         ({"project": "P"}, r"^ApplicationSet project='P': must be a DNS-1123 label"),
         ({"team": ""}, r"^ApplicationSet team='': must be a DNS-1123 label"),

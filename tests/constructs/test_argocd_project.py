@@ -35,14 +35,15 @@ def test_defaults(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> No
     text = synth(chart)["AppProject/ml-platform-gpu"]
     golden("argocd_project/defaults.yaml", text)
     project = yaml.safe_load(text)
-    # Only the listed kinds, no cluster-scoped kind, orphaned resources warned about; wave -1.
+    # Only the listed kinds, no cluster-scoped kind, orphaned resources warned about; wave -2
+    # (under the root Application: before the platform Applications in -1 and the rest in 0).
     assert project["spec"]["namespaceResourceWhitelist"] == [
         {"group": "", "kind": "PersistentVolumeClaim"},
         {"group": "kubeflow.org", "kind": "PyTorchJob"},
     ]
     assert project["spec"]["clusterResourceWhitelist"] == []
     assert project["spec"]["orphanedResources"]["warn"] is True
-    assert project["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
+    assert project["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-2"
     assert _validate(schema_cache, text) == []
 
 

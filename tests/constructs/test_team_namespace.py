@@ -77,6 +77,13 @@ def test_name_defaults_to_a_namespace_less_chart_name(test_cluster: Cluster, syn
     assert "namespace" not in yaml.safe_load(synth(chart)["Namespace/vision"])["metadata"]
 
 
+def test_a_platform_app_creates_other_apps_namespaces(chart: Any, synth: Any, test_cluster: Cluster) -> None:
+    # A platform app (Chart namespace ml-test) creates the namespace of another app's destination.
+    TeamNamespace(chart, "Serving", cluster=test_cluster, name="ml-serving")
+    ns = yaml.safe_load(synth(chart)["Namespace/ml-serving"])
+    assert ns["metadata"]["name"] == "ml-serving" and "namespace" not in ns["metadata"]
+
+
 def test_chart_without_namespace_needs_a_name(test_cluster: Cluster) -> None:
     from cdk8s import App, Chart
 
@@ -88,7 +95,6 @@ def test_chart_without_namespace_needs_a_name(test_cluster: Cluster) -> None:
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"name": "other"}, "TeamNamespace name='other': differs from the Chart's namespace 'ml-test'"),
         ({"pod_security": "strict"}, "TeamNamespace pod_security='strict': must be one of privileged"),
         ({"katib": True}, "TeamNamespace katib=True: cluster 'test' does not list katib in operators"),
         ({"kueue": True}, "TeamNamespace kueue=True: cluster 'test' does not list kueue in operators"),

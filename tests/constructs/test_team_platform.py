@@ -100,6 +100,7 @@ def test_sync_waves_order_the_stack(chart: Any, synth: Any) -> None:
         "RoleBinding",
     }
     assert set().union(*(waves[k] for k in platform)) == {-2}
-    assert waves["PersistentVolumeClaim"] == {-1}
-    assert waves["Deployment"] == waves["PodDisruptionBudget"] == waves["PyTorchJob"] == {0}
+    # PVCs with their consumers (a WaitForFirstConsumer claim binds once its pod exists).
+    assert waves["PersistentVolumeClaim"] == waves["Deployment"] == waves["PodDisruptionBudget"] == {0}
+    assert waves["PyTorchJob"] == {0}
     assert waves["HorizontalPodAutoscaler"] == waves["ServiceMonitor"] == waves["PodMonitor"] == {1}

@@ -21,10 +21,11 @@ def test_defaults(chart: Any, synth: Any, golden: Any, test_cluster: Cluster) ->
     volume = VolumeClaim(chart, "Data", cluster=test_cluster, name="checkpoints", size="100Gi")
     text, doc = _doc(synth, chart, volume.name)
     golden("volume_claim/defaults.yaml", text)
-    # Protected from prune/delete, synced before workloads, on the cluster's default class.
+    # Protected from prune/delete, synced in the workloads' wave (a WaitForFirstConsumer claim binds
+    # only once its pod exists: argo-cd issue 12840), on the cluster's default class.
     annotations = doc["metadata"]["annotations"]
     assert annotations["argocd.argoproj.io/sync-options"] == "Prune=false,Delete=false"
-    assert annotations["argocd.argoproj.io/sync-wave"] == "-1"
+    assert annotations["argocd.argoproj.io/sync-wave"] == "0"
     assert doc["spec"]["storageClassName"] == "standard-rwo" and doc["spec"]["accessModes"] == [
         "ReadWriteOnce"
     ]

@@ -10,7 +10,9 @@ Argo CD looks a script up by ``<group>/<Kind>`` and first reads the argocd-cm ke
 :func:`argocd_cm_patch` and :func:`helm_values` emit one such key per kind. Scripts from argocd-cm
 run without the Lua standard libraries unless ``resource.customizations.useOpenLibs.<group>_<Kind>``
 is set; ours need none, so no such key is emitted. Kinds Argo CD already checks (batch/Job in Go,
-serving.kserve.io/InferenceService in Lua) are left to Argo CD.
+serving.kserve.io/InferenceService in Lua) are left to Argo CD. The Application check restores what
+Argo CD removed in v1.8, so that the root Application's sync waves (:mod:`trainops.synth.delivery`)
+wait for the platform Applications that create the namespaces.
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ _CHECKS = (
         "TrainJob",
         "trainer.kubeflow.org/TrainJob.lua",
         "kubeflow/trainer v2.3.0 pkg/apis/trainer/v1alpha1/trainjob_types.go TrainJob conditions",
+    ),
+    HealthCheck(
+        "argoproj.io",
+        "Application",
+        "argoproj.io/Application.lua",
+        "argoproj/argo-cd v3.5.1 docs/operator-manual/health.md (Argocd App); trainops' root Application",
     ),
     HealthCheck(
         "kueue.x-k8s.io",

@@ -71,6 +71,8 @@ RUN_ONCE_LABEL = "trainops.dev/run-once"
 CLUSTER_LABEL = "trainops.dev/cluster"
 #: Label on an Application and its AppProject naming the owning team.
 TEAM_LABEL = "trainops.dev/team"
+#: Annotation prefix of a policy waiver (``trainops.dev/waive-<rule-id>: "<reason>"``, DESIGN.md decision 7).
+WAIVER_PREFIX = "trainops.dev/waive-"
 
 _COMMON_OPTIONS = ("ServerSideApply=true", "RespectIgnoreDifferences=true")
 #: Sync options per class (see the module docstring for the reasons).
@@ -180,17 +182,23 @@ def require_app_class(construct: str, value: object) -> AppClass:
 
 
 def require_repo_url(construct: str, value: object) -> str:
-    """Check a git repository URL (``https://``, ``ssh://`` or scp-like ``git@host:path``).
+    """Check a git repository URL (``https://``, ``http://``, ``ssh://`` or scp-like ``git@host:path``).
+
+    Argo CD accepts ``http://`` repositories (internal git servers without TLS), so this does too;
+    Source: Argo CD ``util/git/client.go`` ``IsHTTPSURL``/``IsHTTPURL`` and the repository docs
+    (https://argo-cd.readthedocs.io/en/stable/user-guide/private-repositories/).
 
     Raises:
         ValueError: anything else, quoting the value.
     """
     if isinstance(value, str) and not any(c.isspace() for c in value):
-        if value.startswith(("https://", "ssh://")) and len(value.split("://", 1)[1]) > 0:
+        if value.startswith(("https://", "http://", "ssh://")) and len(value.split("://", 1)[1]) > 0:
             return value
         if value.startswith("git@") and ":" in value:
             return value
-    raise ValueError(f"{construct} repo_url={value!r}: must be an https://, ssh:// or git@host:path URL")
+    raise ValueError(
+        f"{construct} repo_url={value!r}: must be an https://, http://, ssh:// or git@host:path URL"
+    )
 
 
 def require_revision(construct: str, value: object) -> str:
@@ -222,15 +230,21 @@ def application_spec(
     target_revision: str,
     destination: Mapping[str, str],
     ignore_differences: Sequence[IgnoreDifference],
+    directory: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``spec`` of an Application (or an ApplicationSet template) of class ``kind_of_app``.
 
-    ``ignore_differences`` are merged per object selector (:func:`merge_ignores`) and sorted.
+    ``ignore_differences`` are merged per object selector (:func:`merge_ignores`) and sorted;
+    ``directory`` (``include``/``exclude`` globs, :func:`directory_filter`) becomes
+    ``source.directory`` when not empty.
     """
     entries = merge_ignores(ignore_differences)
+    source: dict[str, Any] = {"repoURL": repo_url, "targetRevision": target_revision, "path": path}
+    if directory:
+        source["directory"] = dict(directory)
     spec: dict[str, Any] = {
         "project": project,
-        "source": {"repoURL": repo_url, "targetRevision": target_revision, "path": path},
+        "source": source,
         "destination": dict(destination),
         "syncPolicy": sync_policy(kind_of_app),
         "info": [{"name": "trainops class", "value": f"{kind_of_app}: {_INFO[kind_of_app]}"}],
@@ -240,11 +254,34 @@ def application_spec(
     return spec
 
 
+def directory_filter(
+    construct: str, *, include: str | None = None, exclude: str | None = None
+) -> dict[str, str]:
+    """``source.directory`` globs: only the files matching ``include``, none matching ``exclude``.
+
+    Argo CD's repo-server matches each glob (``{a,b}`` alternatives, ``*``) against a manifest's
+    path relative to the source path (reposerver ``findManifests``; directory.md "Including/Excluding
+    Files"). Default: no filter.
+
+    Raises:
+        ValueError: an empty glob or one with whitespace.
+    """
+    out: dict[str, str] = {}
+    for prop, value in (("include", include), ("exclude", exclude)):
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+            raise ValueError(f"{construct} directory_{prop}={value!r}: must be a file glob such as '*.yaml'")
+        out[prop] = value
+    return out
+
+
 def application_metadata(
-    *, kind_of_app: AppClass, labels: Mapping[str, str], wave: int | None = None
+    *, kind_of_app: AppClass, labels: Mapping[str, str], wave: int | None = None, cascade: bool | None = None
 ) -> dict[str, Any]:
-    """Labels, the ServerSideDiff compare option, an optional sync wave and, for long-lived
-    Applications, the resources finalizer (everything but ``name``/``namespace``)."""
+    """Labels, the ServerSideDiff compare option, an optional sync wave and, when ``cascade``
+    (default: for long-lived Applications), the resources finalizer (everything but
+    ``name``/``namespace``)."""
     annotations = {COMPARE_OPTIONS: SERVER_SIDE_DIFF}
     if wave is not None:
         annotations[SYNC_WAVE] = str(wave)
@@ -253,7 +290,7 @@ def application_metadata(
         "labels": {**labels, CLASS_LABEL: kind_of_app, **run_once},
         "annotations": annotations,
     }
-    if kind_of_app == "long-lived":
+    if (kind_of_app == "long-lived") if cascade is None else cascade:
         metadata["finalizers"] = [RESOURCES_FINALIZER]
     return metadata
 
@@ -279,9 +316,16 @@ class Application(ObjectConstruct):
             ``RespectIgnoreDifferences=true``, leaves alone when syncing). Default: none.
         wave: sync wave of the Application itself when an app-of-apps syncs it. Default: none.
         labels: extra labels. Default: none.
+        directory_include: sync only the files of ``path`` matching this glob, e.g.
+            ``"{job_*,pytorchjob_*}.yaml"`` (:func:`directory_filter`). Default: every file.
+        directory_exclude: leave out the files matching this glob. Default: none.
+        cascade_delete: add the resources finalizer (deleting the Application deletes what it
+            deployed). Default: ``True`` for long-lived, ``False`` for training Applications.
+        waivers: policy rule id -> reason, written as ``trainops.dev/waive-<rule-id>`` annotations
+            (a deliberate exception, e.g. a root Application in project ``default``). Default: none.
 
     Raises:
-        ValueError: a bad name, project, repo URL, revision, path, class or label.
+        ValueError: a bad name, project, repo URL, revision, path, class, label or glob.
     """
 
     KIND = "Application"
@@ -303,6 +347,10 @@ class Application(ObjectConstruct):
         ignore_differences: Sequence[IgnoreDifference] = (),
         wave: int | None = None,
         labels: Mapping[str, str] | None = None,
+        directory_include: str | None = None,
+        directory_exclude: str | None = None,
+        cascade_delete: bool | None = None,
+        waivers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, id)
         kind = self.KIND
@@ -322,9 +370,17 @@ class Application(ObjectConstruct):
         metadata = {
             "name": self._name,
             **application_metadata(
-                kind_of_app=self._class, labels=require_labels(kind, "labels", labels or {}), wave=wave
+                kind_of_app=self._class,
+                labels=require_labels(kind, "labels", labels or {}),
+                wave=wave,
+                cascade=cascade_delete,
             ),
         }
+        for rule, reason in sorted((waivers or {}).items()):
+            require_name(kind, "waivers", rule)
+            if not isinstance(reason, str) or not reason.strip():
+                raise ValueError(f"{kind} waivers: rule {rule!r} needs a reason")
+            metadata["annotations"][f"{WAIVER_PREFIX}{rule}"] = reason
         spec = application_spec(
             kind_of_app=self._class,
             project=project,
@@ -333,6 +389,7 @@ class Application(ObjectConstruct):
             target_revision=revision,
             destination=destination,
             ignore_differences=ignore_differences,
+            directory=directory_filter(kind, include=directory_include, exclude=directory_exclude),
         )
         emit(self, {"apiVersion": self.api_version, "kind": kind, "metadata": metadata, "spec": spec})
 

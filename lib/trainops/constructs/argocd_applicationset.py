@@ -20,6 +20,7 @@ ApplicationSet CRD ``argoproj.io/v1alpha1`` of Argo CD v3.5.1.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ from trainops.constructs.argocd_application import (
     IgnoreDifference,
     application_metadata,
     application_spec,
+    directory_filter,
     require_app_class,
     require_repo_url,
     require_revision,
@@ -74,6 +76,11 @@ class ApplicationSet(ObjectConstruct):
             none.
         ignore_differences: controller-owned fields (see ``Application``). Default: none.
         labels: extra labels on the set. Default: none.
+        name_suffix: appended to each generated Application's name ``<cluster>-<app>``, e.g.
+            ``"-runs"`` for the run-once part of an app. Default: none.
+        directory_include: sync only the files of each directory matching this glob (see
+            ``Application``). Default: every file.
+        directory_exclude: leave out the files matching this glob. Default: none.
 
     Raises:
         ValueError: a bad name, project, team, class, URL, revision, directory or label; no
@@ -102,9 +109,16 @@ class ApplicationSet(ObjectConstruct):
         destination_namespace: str | None = None,
         ignore_differences: Sequence[IgnoreDifference] = (),
         labels: Mapping[str, str] | None = None,
+        name_suffix: str = "",
+        directory_include: str | None = None,
+        directory_exclude: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._name = require_name(_KIND, "name", name, syntax=DNS1123_SUBDOMAIN, max_length=253)
+        if name_suffix and not re.fullmatch(r"-[a-z0-9]([-a-z0-9]*[a-z0-9])?", name_suffix):
+            raise ValueError(
+                f"{_KIND} name_suffix={name_suffix!r}: must be '-' and lower-case letters, digits or '-'"
+            )
         require_name(_KIND, "project", project)
         require_name(_KIND, "team", team)
         require_name(_KIND, "cluster_class", cluster_class)
@@ -133,7 +147,7 @@ class ApplicationSet(ObjectConstruct):
         url = require_repo_url(_KIND, repo_url)
         set_labels = {**require_labels(_KIND, "labels", labels or {}), TEAM_LABEL: team}
         template_metadata = {
-            "name": f"{CLUSTER_PARAM}-{{{{ .path.basename }}}}",
+            "name": f"{CLUSTER_PARAM}-{{{{ .path.basename }}}}{name_suffix}",
             **application_metadata(
                 kind_of_app=self._class, labels={TEAM_LABEL: team, CLUSTER_LABEL: CLUSTER_PARAM}
             ),
@@ -146,6 +160,7 @@ class ApplicationSet(ObjectConstruct):
             target_revision=revision,
             destination=destination,
             ignore_differences=ignore_differences,
+            directory=directory_filter(_KIND, include=directory_include, exclude=directory_exclude),
         )
         spec: dict[str, Any] = {
             "goTemplate": True,

@@ -12,6 +12,9 @@ from trainops.constructs._core.props import require_labels
 from trainops.constructs.argocd_application import API_VERSION, TEAM_LABEL, require_repo_url
 
 _KIND = "AppProject"
+#: The sync wave of an AppProject under the root Application: before the Applications of the
+#: cluster's platform apps (-1) and the ApplicationSets and other Applications (0) that use it.
+PROJECT_WAVE = -2
 
 #: Objects every namespace holds without any Application owning them; the orphaned-resource
 #: warning ignores them (``orphanedResources.ignore``).
@@ -41,7 +44,8 @@ class AppProject(ObjectConstruct):
     destinations, only the listed namespaced kinds may be deployed (an allow-list: any other kind
     fails the sync), no cluster-scoped kind unless listed, and Argo CD warns about objects in the
     destination namespaces that no Application owns (orphaned resources, e.g. a run left after its
-    Application was deleted). Argo CD syncs it in wave ``-1``, before the Applications using it.
+    Application was deleted). The root Application syncs it in wave ``-2`` (:data:`PROJECT_WAVE`),
+    before the Applications and ApplicationSets using it.
 
     Args:
         scope: the parent construct (a Chart whose namespace is Argo CD's).
@@ -114,7 +118,7 @@ class AppProject(ObjectConstruct):
         metadata = {
             "name": self._name,
             "labels": {**require_labels(_KIND, "labels", labels or {}), TEAM_LABEL: team},
-            "annotations": argocd_annotations(wave=-1),
+            "annotations": argocd_annotations(wave=PROJECT_WAVE),
         }
         emit(self, {"apiVersion": self.api_version, "kind": _KIND, "metadata": metadata, "spec": spec})
 

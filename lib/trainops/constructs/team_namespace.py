@@ -16,7 +16,7 @@ from trainops.constructs._core.props import require_labels
 _KIND = "TeamNamespace"
 
 #: Argo CD sync wave of the team-platform objects (Namespace, quotas, limits, network policies,
-#: RBAC): before queues, runtimes and PVCs (-1), workloads (0) and monitors/HPAs (1). Within a wave
+#: RBAC): before queues and runtimes (-1), workloads with their PVCs (0) and monitors/HPAs (1). Within a wave
 #: Argo CD applies kinds in Helm install order, so the Namespace comes first.
 #: Source: https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/ (DESIGN.md decision 4).
 PLATFORM_WAVE = -2
@@ -47,7 +47,8 @@ class TeamNamespace(ObjectConstruct):
         id: construct id.
         cluster: target cluster (its minor pins the Pod Security version; its operators gate
             ``katib``/``kueue``).
-        name: namespace name, a DNS-1123 label. Default: the Chart's namespace.
+        name: namespace name, a DNS-1123 label. Default: the Chart's namespace. A platform app may
+            create the namespaces of other apps (a Namespace is cluster-scoped), so it may differ.
         pod_security: ``restricted`` | ``baseline`` | ``privileged``. Default: ``restricted``.
         katib: label the namespace for Katib metrics-collector injection. Default: ``False``.
         kueue: label the namespace with the cluster's ``kueue_namespace_labels``. Default: ``False``.
@@ -55,8 +56,7 @@ class TeamNamespace(ObjectConstruct):
         protect: add the Argo CD ``Prune=false,Delete=false`` sync options. Default: ``True``.
 
     Raises:
-        ValueError: no name and no Chart namespace; a name unlike the Chart's namespace; a bad
-            level or label (incl. a label that overrides a Pod Security label); ``katib``/``kueue``
+        ValueError: no name and no Chart namespace; a bad level or label (incl. a label that overrides a Pod Security label); ``katib``/``kueue``
             on a cluster without that operator.
 
     Source: https://kubernetes.io/docs/concepts/security/pod-security-admission/,
@@ -86,8 +86,6 @@ class TeamNamespace(ObjectConstruct):
         if name is None and chart_namespace is None:
             raise ValueError(f"{_KIND} name=None: the Chart has no namespace to default to")
         self._name = require_name(_KIND, "name", name if name is not None else str(chart_namespace))
-        if chart_namespace is not None and self._name != chart_namespace:
-            raise ValueError(f"{_KIND} name={name!r}: differs from the Chart's namespace {chart_namespace!r}")
         if pod_security not in _LEVELS:
             raise ValueError(f"{_KIND} pod_security={pod_security!r}: must be one of {', '.join(_LEVELS)}")
         extra = require_labels(_KIND, "labels", labels or {})

@@ -18,12 +18,20 @@ from trainops.constructs._core.props import require_labels, require_quantity
 from trainops.constructs._core.protocols import AccessMode
 
 _KIND = "VolumeClaim"
+#: The sync wave of a claim: the workloads' (a WaitForFirstConsumer claim binds only once its pod
+#: exists; argo-cd issue 12840).
+VOLUME_WAVE = 0
 
 
 class VolumeClaim(ObjectConstruct):
-    """A v1 PersistentVolumeClaim that Argo CD creates before the workloads and never deletes.
+    """A v1 PersistentVolumeClaim that Argo CD creates with the workloads and never deletes.
 
-    The claim is annotated with sync wave ``-1`` (volumes before workloads) and, unless
+    The claim sits in sync wave ``0``, the workloads' wave (DESIGN.md decision 4, "workloads with
+    their PVCs"): Argo CD waits for an earlier wave to be healthy before it applies the next, and a
+    claim of a ``WaitForFirstConsumer`` StorageClass stays Pending until a pod uses it, so a claim
+    in an earlier wave than its consumer would never let the sync finish (argo-cd issue 12840;
+    Kubernetes "Volume Binding Mode"). Within one wave Argo CD applies claims before workloads
+    (gitops-engine ``sync_tasks.go`` kind order). Unless
     ``protect=False``, with ``argocd.argoproj.io/sync-options: Prune=false,Delete=false`` so that
     neither pruning nor deleting the Application deletes the data.
 
@@ -79,7 +87,9 @@ class VolumeClaim(ObjectConstruct):
         meta_labels = require_labels(_KIND, "labels", labels or {})
         metadata: dict[str, Any] = {
             "name": self._name,
-            "annotations": argocd_annotations(wave=-1, options=[PROTECT_OPTIONS] if protect else None),
+            "annotations": argocd_annotations(
+                wave=VOLUME_WAVE, options=[PROTECT_OPTIONS] if protect else None
+            ),
         }
         if meta_labels:
             metadata["labels"] = meta_labels

@@ -3,23 +3,35 @@
 After the apps of a cluster are rendered, this step reads what they emitted and writes what Argo CD
 needs to sync them (DESIGN.md decisions 4 and 5):
 
-- each app's **class** (:data:`~trainops.constructs.argocd_application.AppClass`): ``AppDef.delivery``
-  or, by default, ``training`` when the app emits a run-once kind (:data:`trainops.kinds.RUN_ONCE`)
-  and ``long-lived`` otherwise. A training app's run-once objects must carry ``Prune=false``; a
-  long-lived app must not emit run-once objects (its sync would self-heal and prune runs);
+- each app's **parts** (:func:`split_app`): a user writes one app per workload; its run-once
+  objects (:data:`trainops.kinds.RUN_ONCE`: jobs, TrainJobs, Experiments) go to a **training**
+  Application and everything else (PVCs, monitors, dashboards, queues, runtimes, servers) to a
+  **long-lived** one (:data:`~trainops.constructs.argocd_application.AppClass`). An app holding
+  both becomes ``<cluster>-<app>`` and ``<cluster>-<app>-runs``, two Applications on the same
+  directory told apart by file globs (:data:`RUN_ONCE_FILES`); an app holding one kind keeps the
+  name ``<cluster>-<app>``. Run-once objects must carry ``Prune=false`` and sit in one sync wave;
 - the **controller-owned fields** Argo CD ignores (:func:`controller_owned`);
+- **platform apps**: an app whose long-lived part emits a Namespace creates the destination
+  namespaces; it is delivered as a plain Application in the root's wave ``-1``, before every other
+  Application and ApplicationSet (wave ``0``), so no sync meets a missing namespace;
 - one **AppProject** per team and cluster class (``<team>-<class>``), allowing exactly the kinds,
-  namespaces and clusters the team's apps use;
+  namespaces (each object's and each Application's destination) and clusters the team's apps use;
 - per cluster, as ``Cluster.delivery`` chooses: ``applicationset`` - one **ApplicationSet** per
-  (team, app class, namespace, pinned revision) for the whole class, with a cluster and a git
-  directory generator (an AppProject checks an Application's destination namespace too); ``applications`` - one plain **Application** ``<cluster>-<app>`` per app, in the
-  sync wave of its earliest object (PVCs in wave -1 come before the workloads that mount them).
+  (team, part, namespace, pinned revision) for the whole class, with a cluster and a git directory
+  generator (an AppProject checks an Application's destination namespace too); ``applications`` -
+  one plain **Application** per part;
+- one **root Application** (app of apps) per ``argocd/`` directory, ``root.yaml``
+  (:func:`root_application`): it owns the other objects of the directory and syncs them in wave
+  order (AppProjects ``-2``, platform Applications ``-1``, the rest ``0``), so a cluster is set up
+  with ``kubectl apply -f generated/<cluster>/argocd/root.yaml``. With ``delivery="applications"``
+  every cluster has a root of its own; the AppProjects are in the first cluster's, so apply that
+  one first (an Application whose project is missing waits for it).
 
-Objects shared by a cluster class (AppProjects, ApplicationSets) are written once, under the first
-cluster of the class in ``apps/clusters.py``; all clusters of a class must agree on ``delivery``,
-``repo_url`` and ``argocd_namespace``. A class is delivered by Argo CD when its first cluster lists
-the ``argo-cd`` operator (``operators={"argo-cd": "v3.5.1"}``: the Argo CD release whose CRDs
-validate the objects); a class without it gets no ``argocd/`` directory.
+Objects shared by a cluster class (AppProjects, ApplicationSets, platform Applications) are written
+once, under the first cluster of the class in ``apps/clusters.py``; all clusters of a class must
+agree on ``delivery``, ``repo_url`` and ``argocd_namespace``. A class is delivered by Argo CD when
+its first cluster lists the ``argo-cd`` operator (``operators={"argo-cd": "v3.5.1"}``: the Argo CD
+release whose CRDs validate the objects); a class without it gets no ``argocd/`` directory.
 """
 
 from __future__ import annotations
@@ -55,6 +67,18 @@ if TYPE_CHECKING:
 DELIVERY_APP = ARGOCD_DIR
 #: Argo CD's operator key in ``Cluster.operators``.
 ARGOCD_OPERATOR = "argo-cd"
+#: The root Application's file in ``generated/<cluster>/argocd/`` (``kubectl apply -f`` it once).
+ROOT_FILE = "root.yaml"
+#: Name suffix of the training Application of an app that also holds long-lived objects.
+RUNS_SUFFIX = "-runs"
+#: Root waves: platform Applications (they create the namespaces) before every other Application
+#: and ApplicationSet; AppProjects come before both (``argocd_project.PROJECT_WAVE``).
+PLATFORM_APP_WAVE = -1
+APP_WAVE = 0
+#: The files of run-once objects (``<kind>_<name>.yaml``, :func:`trainops.synth.normalise.file_name`)
+#: as an Argo CD ``directory`` glob: the training Application of a split app includes them, every
+#: long-lived Application excludes them.
+RUN_ONCE_FILES = "{" + ",".join(sorted({f"{kind.lower()}_*.yaml" for _, kind in RUN_ONCE})) + "}"
 
 #: Where the controller that suspends and resumes a run-once kind (Kueue, or a person) writes
 #: ``suspend``: kubernetes ``batch/v1`` JobSpec.suspend, Training Operator ``RunPolicy.suspend``,
@@ -148,77 +172,134 @@ def sync_options(obj: dict[str, Any]) -> set[str]:
     return {part.strip() for part in str(raw).split(",") if part.strip()}
 
 
-def app_class(app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any]]) -> AppClass:
-    """The Argo CD class of ``app_def`` on ``cluster`` given its rendered ``objects``.
+def split_app(
+    app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any]]
+) -> list[tuple[AppClass, list[dict[str, Any]]]]:
+    """The Argo CD parts of ``app_def`` on ``cluster``: ``(class, objects)``, long-lived first.
 
-    ``AppDef.delivery`` when set, else ``training`` if any object is of a run-once kind.
+    The run-once objects form the training part, the others the long-lived part; an app with only
+    one kind of object has one part. ``AppDef.delivery="training"`` keeps every object in one
+    training part instead (a run-once object with the ConfigMap it alone reads).
 
-    A training app's objects must all sit in one sync wave: Argo CD waits for every applied
-    object to be healthy only when a sync spans several waves (gitops-engine ``sync_tasks.go``
-    ``multiStep``), and a run is Progressing until it finishes, so a multi-wave training sync would
-    stay Running for the whole run (blocking the next one) and fail when the run fails. Put
-    queues, runtimes and volumes in a long-lived app instead.
+    The training part must sit in one sync wave: Argo CD waits for every applied object to be
+    healthy only when a sync spans several waves (gitops-engine ``sync_tasks.go`` ``multiStep``),
+    and a run is Progressing until it finishes, so a multi-wave training sync would stay Running for
+    the whole run (blocking the next one) and fail when the run fails.
 
     Raises:
-        UsageError: a long-lived app emitting run-once objects, a training app's run-once object
-            without ``Prune=false`` (a sync could delete a superseded run that is still running),
-            or a training app spanning several sync waves.
+        UsageError: a run-once object without ``Prune=false`` (a sync could delete a superseded
+            run that is still running), or a training part spanning several sync waves.
     """
     run_once = [o for o in objects if group_kind(o) in RUN_ONCE]
+    rest = [o for o in objects if group_kind(o) not in RUN_ONCE]
     where = f"apps: app {app_def.name!r} on cluster {cluster.name!r}"
-    chosen: AppClass = app_def.delivery or ("training" if run_once else "long-lived")
-    if chosen == "long-lived" and run_once:
-        first = run_once[0]
-        raise UsageError(
-            f"{where}: delivery='long-lived' but it emits the run-once {first['kind']}/"
-            f"{first['metadata']['name']}: run-once objects need delivery='training'"
-        )
     for obj in run_once:
         if "Prune=false" not in sync_options(obj):
             raise UsageError(
                 f"{where}: training object {obj['kind']}/{obj['metadata']['name']} lacks the sync option "
                 "Prune=false: a sync would delete a superseded run that may still be running"
             )
-    waves = sorted({_wave(o) for o in objects})
-    if chosen == "training" and len(waves) > 1:
-        raise UsageError(
-            f"{where}: a training app must sit in one sync wave, not {waves}: Argo CD would hold "
-            "the sync until the run finishes; move queues, runtimes and volumes to a long-lived app"
-        )
-    return chosen
+    parts: list[tuple[AppClass, list[dict[str, Any]]]]
+    if app_def.delivery == "training":
+        parts = [("training", list(objects))]
+    else:
+        parts = [("long-lived", rest)] if rest else []
+        parts += [("training", run_once)] if run_once else []
+    for app_class, members in parts:
+        waves = sorted({_wave(o) for o in members})
+        if app_class == "training" and len(waves) > 1:
+            advice = (
+                "leave delivery unset and the long-lived objects get their own Application"
+                if app_def.delivery == "training"
+                else "give the run-once objects one sync wave"
+            )
+            raise UsageError(
+                f"{where}: a training Application must sit in one sync wave, not {waves}: Argo CD "
+                f"would hold the sync until the run finishes; {advice}"
+            )
+    return parts
 
 
 @dataclass(frozen=True)
-class _AppInfo:
-    """What delivery needs to know about one app on one cluster."""
+class Part:
+    """What delivery needs to know about one Argo CD Application's share of an app on a cluster.
+
+    Args:
+        cluster: the cluster. app: the app. app_class: ``long-lived`` or ``training``.
+        split: the app's directory holds both parts (the Application filters files by kind).
+        ignore: controller-owned fields. namespaces: namespaces of its namespaced objects.
+        namespaced_kinds, cluster_kinds: its (group, Kind) pairs by scope.
+        creates: the Namespaces it emits (a platform part when not empty).
+    """
 
     cluster: Cluster
     app: AppDef
     app_class: AppClass
+    split: bool
     ignore: tuple[IgnoreDifference, ...]
     namespaces: frozenset[str]
     namespaced_kinds: frozenset[GroupKind]
     cluster_kinds: frozenset[GroupKind]
-    wave: int
+    creates: frozenset[str]
+
+    @property
+    def suffix(self) -> str:
+        """``-runs`` for the training part of a split app, else empty."""
+        return RUNS_SUFFIX if self.split and self.app_class == "training" else ""
+
+    @property
+    def name(self) -> str:
+        """The Application name: ``<cluster>-<app>`` or ``<cluster>-<app>-runs``."""
+        return f"{self.cluster.name}-{self.app.name}{self.suffix}"
+
+    @property
+    def platform(self) -> bool:
+        """Whether this part creates namespaces (delivered before the others)."""
+        return bool(self.creates)
+
+    @property
+    def include(self) -> str | None:
+        """The file glob of its Application: the training part of a split app syncs only run-once files."""
+        return RUN_ONCE_FILES if self.split and self.app_class == "training" else None
+
+    @property
+    def exclude(self) -> str | None:
+        """The files its Application leaves out: a long-lived part never syncs run-once files."""
+        return RUN_ONCE_FILES if self.app_class == "long-lived" else None
+
+    @property
+    def destinations(self) -> frozenset[str]:
+        """The namespaces its AppProject must allow: its objects' and its Application's."""
+        return self.namespaces | {self.app.namespace}
 
 
-def _info(app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any]]) -> _AppInfo:
-    kinds = [(group_kind(o), o) for o in objects]
-    waves = [_wave(o) for o in objects]
-    return _AppInfo(
-        cluster=cluster,
-        app=app_def,
-        app_class=app_class(app_def, cluster, objects),
-        ignore=tuple(controller_owned(objects)),
-        namespaces=frozenset(
-            str(o["metadata"]["namespace"])
-            for gk, o in kinds
-            if gk not in CLUSTER_SCOPED and o.get("metadata", {}).get("namespace")
-        ),
-        namespaced_kinds=frozenset(gk for gk, _ in kinds if gk is not None and gk not in CLUSTER_SCOPED),
-        cluster_kinds=frozenset(gk for gk, _ in kinds if gk is not None and gk in CLUSTER_SCOPED),
-        wave=min(waves, default=0),
-    )
+def _parts(app_def: AppDef, cluster: Cluster, objects: Sequence[dict[str, Any]]) -> list[Part]:
+    split = split_app(app_def, cluster, objects)
+    out = []
+    for app_class, members in split:
+        kinds = [(group_kind(o), o) for o in members]
+        out.append(
+            Part(
+                cluster=cluster,
+                app=app_def,
+                app_class=app_class,
+                split=len(split) > 1,
+                ignore=tuple(controller_owned(members)),
+                namespaces=frozenset(
+                    str(o["metadata"]["namespace"])
+                    for gk, o in kinds
+                    if gk not in CLUSTER_SCOPED and o.get("metadata", {}).get("namespace")
+                ),
+                namespaced_kinds=frozenset(
+                    gk for gk, _ in kinds if gk is not None and gk not in CLUSTER_SCOPED
+                ),
+                cluster_kinds=frozenset(gk for gk, _ in kinds if gk is not None and gk in CLUSTER_SCOPED),
+                creates=frozenset(str(o["metadata"]["name"]) for gk, o in kinds if gk == ("", "Namespace"))
+                if app_class == "long-lived"
+                else frozenset(),
+            )
+        )
+    return out
 
 
 def _wave(obj: dict[str, Any]) -> int:
@@ -262,7 +343,8 @@ def deliver(
     are rendered with ``render_cluster`` when the target holds the class's shared objects.
 
     Raises:
-        UsageError: an app named ``argocd``, inconsistent class members, or a bad app class.
+        UsageError: an app named ``argocd``, inconsistent class members, a bad app part, or two
+            Applications of one name.
     """
     if DELIVERY_APP in project.apps:
         raise UsageError(
@@ -281,37 +363,52 @@ def deliver(
         for member in needed:
             if member.name not in rendered:
                 rendered[member.name] = render_cluster(project, member)
-        infos = [
-            _info(project.apps[r.app], member, list(r.objects.values()))
+        parts = [
+            part
             for member in needed
             for r in rendered[member.name]
+            for part in _parts(project.apps[r.app], member, list(r.objects.values()))
         ]
-        delivered = _deliver_cluster(target, members, lead, infos)
+        delivered = _deliver_cluster(target, members, lead, parts)
         if delivered is not None:
             out.append(delivered)
     return out
 
 
 def _deliver_cluster(
-    target: Cluster, members: list[Cluster], lead: bool, infos: list[_AppInfo]
+    target: Cluster, members: list[Cluster], lead: bool, parts: list[Part]
 ) -> AppResult | None:
     from trainops.synth.render import AppResult, render_objects
 
-    own = [i for i in infos if i.cluster.name == target.name]
-    if not (lead or target.delivery == "applications") or not infos:
+    own = [p for p in parts if p.cluster.name == target.name]
+    if not (lead or target.delivery == "applications") or not parts:
         return None
+    names: dict[str, Part] = {}
+    for part in parts:
+        _label(part.name, "Application name")
+        if part.name in names or part.name == root_name(target):
+            raise UsageError(
+                f"apps: Application name {part.name!r} is used twice on cluster {part.cluster.name!r} "
+                f"(apps {names[part.name].app.name if part.name in names else 'root'!r} and "
+                f"{part.app.name!r}): rename one app"
+            )
+        names[part.name] = part
 
     def build(chart: Chart, cluster: Cluster) -> None:
         if lead:
-            _projects(chart, target, members, infos)
-            if target.delivery == "applicationset":
-                _application_sets(chart, target, members, infos)
-        if target.delivery == "applications":
+            _projects(chart, target, members, parts)
+        if target.delivery == "applicationset":  # only the lead gets here
+            _applications(chart, target, [p for p in parts if p.platform])
+            _application_sets(chart, target, members, [p for p in parts if not p.platform])
+        else:
             _applications(chart, target, own)
+        root_application(chart, target)
 
     start = time.perf_counter()
     pseudo = AppDef(name=DELIVERY_APP, build=build, namespace=target.argocd_namespace, team=DELIVERY_APP)
     objects = render_objects(pseudo, target)
+    root_key = f"application_{root_name(target)}.yaml"
+    objects = dict(sorted({(ROOT_FILE if k == root_key else k): v for k, v in objects.items()}.items()))
     from trainops.synth.fast_dump import dump as dump_document
 
     files = {name: dump_document(obj) for name, obj in objects.items()}
@@ -323,10 +420,54 @@ def project_name(team: str, cluster_class: str) -> str:
     return f"{team}-{cluster_class}"
 
 
-def _projects(chart: Chart, target: Cluster, members: list[Cluster], infos: list[_AppInfo]) -> None:
-    for team in sorted({i.app.team for i in infos}):
-        mine = [i for i in infos if i.app.team == team]
-        namespaces = sorted(set().union(*(i.namespaces for i in mine))) or ["*"]
+def root_name(cluster: Cluster) -> str:
+    """The root Application of ``generated/<cluster>/argocd/``: ``<cluster>-root``."""
+    return f"{cluster.name}-root"
+
+
+def root_application(chart: Chart, target: Cluster) -> Application:
+    """The root Application (app of apps) of ``generated/<target>/argocd/``, written as ``root.yaml``.
+
+    It syncs the directory but itself (``directory.exclude: root.yaml``: applying the file by hand
+    stays the one bootstrap step, and the root never prunes itself) from the target's repository
+    and revision into Argo CD's own namespace on Argo CD's own cluster
+    (``https://kubernetes.default.svc``), in project ``default`` (the project of a fresh install;
+    the AppProjects it creates cannot hold it). The objects sync in wave order: AppProjects
+    (``-2``), platform Applications (``-1``), ApplicationSets and the other Applications (``0``).
+    Argo CD waits for an earlier wave's Applications to be healthy only with the Application health
+    check in argocd-cm (docs/operator-manual/health.md "Argocd App"), which ``trainops argocd
+    health-checks`` includes. Long-lived policy (auto-sync, prune, self-heal), but no resources
+    finalizer: deleting the root leaves the Applications, their AppProjects and workloads alone.
+    It follows the target's revision: under a protected first cluster of a class (a pinned tag), the
+    class's shared objects change when the pin moves.
+
+    Source: https://argo-cd.readthedocs.io/en/stable/operator-manual/cluster-bootstrapping/ (app of
+    apps) and .../user-guide/sync-waves/.
+    """
+    return Application(
+        chart,
+        "Root",
+        name=_label(root_name(target), "Application name"),
+        project="default",
+        repo_url=target.repo_url,
+        path=f"generated/{target.name}/{ARGOCD_DIR}",
+        kind_of_app="long-lived",
+        target_revision=target.target_revision,
+        destination_namespace=target.argocd_namespace,
+        labels={CLUSTER_LABEL: target.name},
+        directory_exclude=ROOT_FILE,
+        cascade_delete=False,
+        waivers={
+            "app-project": "the root Application creates the AppProjects, so it cannot be in one of them",
+            "app-finalizer": "deleting the root must not delete every Application, project and workload",
+        },
+    )
+
+
+def _projects(chart: Chart, target: Cluster, members: list[Cluster], parts: list[Part]) -> None:
+    for team in sorted({p.app.team for p in parts}):
+        mine = [p for p in parts if p.app.team == team]
+        namespaces = sorted(set().union(*(p.destinations for p in mine)))
         AppProject(
             chart,
             f"Project-{team}",
@@ -334,24 +475,22 @@ def _projects(chart: Chart, target: Cluster, members: list[Cluster], infos: list
             team=team,
             source_repos=[target.repo_url],
             destinations=[Destination(c.argocd_server, ns) for c in members for ns in namespaces],
-            namespace_resources=sorted(set().union(*(i.namespaced_kinds for i in mine))),
-            cluster_resources=sorted(set().union(*(i.cluster_kinds for i in mine))),
+            namespace_resources=sorted(set().union(*(p.namespaced_kinds for p in mine))),
+            cluster_resources=sorted(set().union(*(p.cluster_kinds for p in mine))),
             description=f"trainops apps of team {team} on cluster class {target.delivery_class}",
         )
 
 
-def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], infos: list[_AppInfo]) -> None:
+def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], parts: list[Part]) -> None:
     revisions = sorted({c.target_revision for c in members})
-    for info in infos:  # the name each generated Application gets
-        _label(f"{info.cluster.name}-{info.app.name}", "Application name")
 
-    def key(i: _AppInfo) -> tuple[str, AppClass, str, str]:
-        return (i.app.team, i.app_class, i.app.namespace, i.cluster.target_revision)
+    def key(p: Part) -> tuple[str, AppClass, str, str, str]:
+        return (p.app.team, p.app_class, p.suffix, p.app.namespace, p.cluster.target_revision)
 
-    for team, kind_of_app, namespace, revision in sorted({key(i) for i in infos}):
-        mine = [i for i in infos if key(i) == (team, kind_of_app, namespace, revision)]
+    for team, kind_of_app, suffix, namespace, revision in sorted({key(p) for p in parts}):
+        mine = [p for p in parts if key(p) == (team, kind_of_app, suffix, namespace, revision)]
         pinned = [c.name for c in members if c.target_revision == revision]
-        name = f"{target.delivery_class}-{team}-{kind_of_app}-{namespace}"
+        name = f"{target.delivery_class}-{team}-{'runs' if suffix else kind_of_app}-{namespace}"
         if len(revisions) > 1:
             name = f"{name}-{pinned[0]}"
         ApplicationSet(
@@ -362,32 +501,36 @@ def _application_sets(chart: Chart, target: Cluster, members: list[Cluster], inf
             team=team,
             cluster_class=target.delivery_class,
             repo_url=target.repo_url,
-            directories=sorted({i.app.name for i in mine}),
+            directories=sorted({p.app.name for p in mine}),
             kind_of_app=kind_of_app,
             target_revision=revision,
             clusters=pinned,
             destination_namespace=namespace,
-            ignore_differences=[entry for i in mine for entry in i.ignore],
+            ignore_differences=[entry for p in mine for entry in p.ignore],
+            name_suffix=suffix,
+            directory_include=mine[0].include,
+            directory_exclude=mine[0].exclude,
         )
 
 
-def _applications(chart: Chart, target: Cluster, own: list[_AppInfo]) -> None:
-    for info in own:
-        name = _label(f"{target.name}-{info.app.name}", "Application name")
+def _applications(chart: Chart, target: Cluster, parts: list[Part]) -> None:
+    for part in parts:
         Application(
             chart,
-            f"App-{info.app.name}",
-            name=name,
-            project=project_name(info.app.team, target.delivery_class),
+            f"App-{part.name}",
+            name=part.name,
+            project=project_name(part.app.team, target.delivery_class),
             repo_url=target.repo_url,
-            path=f"generated/{target.name}/{info.app.name}",
-            kind_of_app=info.app_class,
-            target_revision=target.target_revision,
-            destination_server=target.argocd_server,
-            destination_namespace=info.app.namespace,
-            ignore_differences=info.ignore,
-            wave=info.wave,
-            labels={TEAM_LABEL: info.app.team, CLUSTER_LABEL: target.name},
+            path=f"generated/{part.cluster.name}/{part.app.name}",
+            kind_of_app=part.app_class,
+            target_revision=part.cluster.target_revision,
+            destination_server=part.cluster.argocd_server,
+            destination_namespace=part.app.namespace,
+            ignore_differences=part.ignore,
+            wave=PLATFORM_APP_WAVE if part.platform else APP_WAVE,
+            labels={TEAM_LABEL: part.app.team, CLUSTER_LABEL: part.cluster.name},
+            directory_include=part.include,
+            directory_exclude=part.exclude,
         )
 
 
