@@ -31,6 +31,7 @@ FILES = [
     "apps/__init__.py",
     "apps/__main__.py",
     "apps/clusters.py",
+    "apps/ml_platform.py",
     "cdk8s.yaml",
     "policies/config.yaml",
 ]
@@ -65,8 +66,21 @@ def test_writes_a_complete_repository(cli: Any, tmp_path: Path) -> None:
     run = cli("init", str(tmp_path / "platform"))
     assert run.code == 0, run.err
     root = tmp_path / "platform"
-    written = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    assert written == FILES
+    written = sorted(
+        str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.parts[-2] != "__pycache__"
+    )
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    check_ignore = ["git", "-C", str(root), "check-ignore", "--stdin"]
+    ignored = subprocess.run(
+        check_ignore, input="\n".join(written), capture_output=True, text=True, check=False
+    ).stdout.split()
+    assert ignored == [".generated.lock"]
+    written = [f for f in written if f not in ignored]
+    generated = [f for f in written if f.startswith("generated/")]
+    assert [f for f in written if f not in generated] == FILES
+    # synthesised at once: the platform app's namespaces, delivered by Argo CD
+    assert "generated/dev/ml-platform/namespace_ml-training.yaml" in generated
+    assert "generated/dev/argocd/root.yaml" in generated
     wrote = [
         line.removeprefix("init: wrote ") for line in run.err.splitlines() if line.startswith("init: wrote ")
     ]
@@ -151,14 +165,27 @@ def test_a_new_repository_passes_ci_at_once(
     )
     assert cdk8s.returncode == 0, cdk8s.stderr
     assert sorted(p.name for p in (tmp_path / "dist").iterdir()) == sorted(
-        ["dev-argocd.k8s.yaml", f"dev-example-{'train' if example == 'pytorchjob' else 'serve'}.k8s.yaml"]
+        [
+            "dev-argocd.k8s.yaml",
+            "dev-ml-platform.k8s.yaml",
+            f"dev-example-{'train' if example == 'pytorchjob' else 'serve'}.k8s.yaml",
+        ]
     )
 
 
-def test_the_empty_repository_passes_ci(cli: Any, initialised: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_repository_without_apps_passes_ci(
+    cli: Any, initialised: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(initialised)
     ci = cli("ci", "--format", "text", "--no-diff")
     assert ci.code == 0, ci.out + ci.err
+    assert "0 errors" in ci.out
+    # the platform team's project holds Namespaces only: every namespaced kind is denied
+    project = yaml.safe_load(
+        (initialised / "generated/dev/argocd/appproject_ml-platform-dev.yaml").read_text()
+    )
+    assert project["spec"]["clusterResourceWhitelist"] == [{"group": "", "kind": "Namespace"}]
+    assert project["spec"]["namespaceResourceBlacklist"] == [{"group": "*", "kind": "*"}]
 
 
 def test_new_registers_into_the_new_package(
@@ -169,7 +196,7 @@ def test_new_registers_into_the_new_package(
     assert run.code == 0, run.err
     text = (initialised / "apps/__init__.py").read_text()
     assert (
-        "from __future__ import annotations\n\nfrom apps import api\nfrom trainops.app import AppDef\n"
+        "from __future__ import annotations\n\nfrom apps import api, ml_platform\nfrom trainops.app import AppDef\n"
         in text
     )
     lint = subprocess.run(
@@ -333,6 +360,7 @@ def test_a_failed_write_leaves_nothing(cli: Any, tmp_path: Path, monkeypatch: py
         pytest.param(
             ("--argocd-server", "kubernetes.default.svc"), "init --argocd-server", id="server-scheme"
         ),
+        pytest.param(("--argocd-server", "http://k8s:6443"), "init --argocd-server", id="server-http"),
         pytest.param(
             ("--argocd-server", "https://admin:secret@k8s:6443"), "init --argocd-server", id="server-userinfo"
         ),

@@ -1,9 +1,11 @@
 """``trainops init [DIR]``: create a trainops GitOps repository that passes ``trainops ci`` at once.
 
-It writes the ``apps`` package (no apps yet, or one with ``--example``; one cluster in
-``apps/clusters.py``), ``policies/config.yaml`` extending the default rule pack, ``.gitignore``, a
-README, ``cdk8s.yaml``, the GitHub Actions workflow, the pre-commit configuration and CODEOWNERS
-(templates shipped in ``trainops/templates/init/``, see :mod:`trainops.scaffold.repository`).
+It writes the ``apps`` package (one cluster in ``apps/clusters.py``; a platform app creating the
+namespaces ``ml-training`` and ``ml-serving``; a first app with ``--example``),
+``policies/config.yaml`` extending the default rule pack, ``.gitignore``, a README, ``cdk8s.yaml``,
+the GitHub Actions workflow, the pre-commit configuration and CODEOWNERS (templates shipped in
+``trainops/templates/init/``, see :mod:`trainops.scaffold.repository`), then runs ``trainops
+synth`` so that ``generated/`` is fresh.
 
 Every path is checked before anything is written (:mod:`trainops.scaffold.files`): an existing
 file is kept, a path of the wrong type or a symlink that would be written through is a one-line
@@ -76,7 +78,11 @@ class InitOptions:
 
 
 def run_init(opts: InitOptions) -> int:
-    """Check every path, then write the repository; one line per file on stderr.
+    """Check every path, then write the repository (one line per file on stderr) and synthesise
+    ``generated/`` when the ``apps`` package is new.
+
+    Returns:
+        0, or the exit code of that synth (the files stay written).
 
     Raises:
         UsageError: a bad option (cluster name, Kubernetes minor, operator or release, URL, install
@@ -99,8 +105,10 @@ def run_init(opts: InitOptions) -> int:
             "before Argo CD syncs (or run init with --repo-url)",
             file=sys.stderr,
         )
-    if spec.example is not None:
-        return _synth_example(opts.directory)
+    if spec.with_apps:
+        code = _synth(opts.directory)
+        if code != 0:
+            return code
     print(
         "init: next: trainops new pytorchjob NAME --image IMAGE -- COMMAND..., then trainops synth",
         file=sys.stderr,
@@ -108,9 +116,10 @@ def run_init(opts: InitOptions) -> int:
     return 0
 
 
-def _synth_example(directory: Path) -> int:
-    """``trainops synth`` in the new repository, so that ``generated/`` holds the example app and
-    ``trainops ci`` passes; the files written stay when it fails (e.g. schemas out of reach)."""
+def _synth(directory: Path) -> int:
+    """``trainops synth`` in the new repository, so that ``generated/`` holds the platform app (and
+    the example) and ``trainops ci`` passes; the files written stay when it fails (e.g. schemas out
+    of reach)."""
     from trainops.cli.synth import SynthOptions, run_synth
 
     root = directory.resolve()
@@ -235,7 +244,7 @@ def _check_repo_url(url: str) -> None:
 def _check_server(url: str) -> None:
     parts = urlsplit(url)
     if (
-        parts.scheme not in ("https", "http")
+        parts.scheme != "https"
         or not parts.hostname
         or parts.username is not None
         or any(c.isspace() for c in url)
@@ -294,7 +303,8 @@ def _check_server(url: str) -> None:
 )
 def command(directory: Path | None, directory_option: Path | None, **kwargs: Any) -> None:
     """Create a trainops repository in DIR (default: the working directory): apps/, policies/,
-    .gitignore, README.md, cdk8s.yaml, the CI workflow, the pre-commit config and CODEOWNERS.
+    .gitignore, README.md, cdk8s.yaml, the CI workflow, the pre-commit config and CODEOWNERS; then
+    synthesise generated/.
 
     Existing files are kept; nothing is written when a path is in the way.
     """

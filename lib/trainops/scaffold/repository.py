@@ -2,7 +2,8 @@
 in the package (``trainops/templates/init/``).
 
 A repository holds the ``apps`` package (``__init__.py`` with ``APPS``, ``clusters.py`` with the
-target clusters, ``__main__.py`` for ``cdk8s synth``), ``policies/config.yaml`` extending the
+target clusters, ``ml_platform.py``: the platform app creating the namespaces ``ml-training`` and
+``ml-serving`` that Argo CD's Applications deploy into, ``__main__.py`` for ``cdk8s synth``), ``policies/config.yaml`` extending the
 default rule pack, ``.gitignore``, a README, ``cdk8s.yaml``, the GitHub Actions workflow, the
 pre-commit configuration and CODEOWNERS; optionally a first app written by the scaffold of
 ``trainops new``.
@@ -144,6 +145,7 @@ def repository_files(spec: RepositorySpec) -> list[File]:
             File(APPS_INIT, apps_init),
             File("apps/clusters.py", clusters_module(spec)),
             File("apps/__main__.py", template("apps-main.py.tmpl")),
+            File("apps/ml_platform.py", template("apps-platform.py.tmpl")),
         ]
         if example is not None:
             files.append(example)
