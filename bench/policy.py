@@ -3,7 +3,7 @@
 Measured in the same run as the validation benchmark (:mod:`bench.run`), on the 10,000-document
 corpus (core and CRD documents together, as one checked set):
 
-* ``trainops policy check --config policies/default.yaml`` (every rule of the pack enabled);
+* ``trainops policy check --config <default pack>/default.yaml`` (every rule of the pack enabled);
 * ``trainops validate`` without ``--policy`` (validation alone, the same command otherwise): what
   validation leaves to the pack of the validate + policy target's CPU time (:func:`pack_budget`);
 * ``trainops validate --policy`` (validation and the whole pack in one command, one report);
@@ -32,18 +32,19 @@ from bench import checkov
 from bench.corpus import read_expected
 from bench.measure import run_measured
 from bench.run import (
+    CWD,
     KUBERNETES_VERSION,
-    REPO,
     Options,
     Report,
     Target,
     ToolRun,
+    _arg,
     _bin,
     _env,
     _failed,
     _megabytes,
-    _rel,
 )
+from trainops.policy.config import DEFAULT_CONFIG
 
 #: Documents of the core group Checkov scans at least (whole files; the first CRD file is added).
 #: Checkov's cost per document grows with the number of resources it scans at once (its graph of
@@ -68,7 +69,7 @@ CATEGORIES: tuple[str, ...] = (
     "gitops/config",
 )
 
-#: Every rule of ``policies/`` → its category (a meta-test checks the pack and this table agree).
+#: Every rule of the default pack → its category (a meta-test checks the pack and this table agree).
 TRAINOPS_CATEGORY: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -145,6 +146,7 @@ TRAINOPS_CATEGORY: dict[str, str] = {
         (
             "pinned-revision",
             "app-destination",
+            "destination-namespace",
             "sync-policy",
             "app-finalizer",
             "namespace-set",
@@ -277,7 +279,7 @@ def _measure(
     tool: str, label: str, argv: list[str], out: Path, corpus: Path, documents: int, paths: Iterable[Path]
 ) -> ToolRun:
     paths = list(paths)
-    m = run_measured(argv, out, cwd=REPO, env=_env(), inputs=paths)
+    m = run_measured(argv, out, cwd=CWD, env=_env(), inputs=paths)
     return ToolRun(tool, label, corpus.name, "policy", documents, m, _megabytes(paths))
 
 
@@ -286,12 +288,12 @@ def run(options: Options, report: Report, corpus: Path, console: Console) -> Pol
     bench = PolicyBench(corpus=corpus.name)
     documents = len(read_expected(corpus))
     everything = sorted((corpus / "core").glob("*.yaml")) + sorted((corpus / "crd").glob("*.yaml"))
-    dirs = [_rel(corpus / "core"), _rel(corpus / "crd")]
+    dirs = [_arg(corpus / "core"), _arg(corpus / "crd")]
     runs_dir = options.out / "runs"
     bench.sample, bench.sample_documents = checkov_sample(corpus)
 
     console.print(f"trainops policy check {corpus.name} ({documents:,} documents, whole pack) ...")
-    config = _rel(REPO / "policies" / "default.yaml")
+    config = _arg(DEFAULT_CONFIG)
     policy = _measure(
         "trainops policy",
         f"{corpus.name}/core+crd, whole pack",
@@ -333,7 +335,7 @@ def run(options: Options, report: Report, corpus: Path, console: Console) -> Pol
     if install.executable is None:
         report.notes.append(f"Checkov not measured: {install.note}.")
         return bench
-    sample = [_rel(corpus / f) for f in bench.sample]
+    sample = [_arg(corpus / f) for f in bench.sample]
     console.print(
         f"checkov {corpus.name} sample ({bench.sample_documents:,} documents, ~100 documents/s) ..."
     )
@@ -357,7 +359,7 @@ def run(options: Options, report: Report, corpus: Path, console: Console) -> Pol
             bench.findings["checkov sample"] = checkov_findings(output, bench.sample)
     if policy.error is None and "trainops policy" in bench.findings:
         text = policy.measurement.stdout.read_text(encoding="utf-8")
-        bench.findings["trainops policy sample"] = trainops_findings(text, corpus, REPO, bench.sample)
+        bench.findings["trainops policy sample"] = trainops_findings(text, corpus, CWD, bench.sample)
     return bench
 
 
@@ -368,7 +370,7 @@ def _record(bench: PolicyBench, report: Report, name: str, run: ToolRun, corpus:
         return
     try:
         bench.findings[name] = trainops_findings(
-            run.measurement.stdout.read_text(encoding="utf-8"), corpus, REPO
+            run.measurement.stdout.read_text(encoding="utf-8"), corpus, CWD
         )
     except ValueError as exc:
         report.failures.append(f"{name}: {exc}")
@@ -457,8 +459,8 @@ def notes(bench: PolicyBench) -> list[str]:
         " ServiceMonitor) and no cross-object checks but CKV2_K8S_*. Its CPU per document grows with the"
         " number of resources scanned at once (its resource graph), so the sample flatters its rate on"
         " the whole corpus.",
-        "trainops policy: `policy check --config policies/default.yaml` (every rule enabled, facts of the first"
-        " cluster of apps/clusters.py) on all documents at once; validate+policy: `validate --policy`, one report;"
+        "trainops policy: `policy check --config <default pack>/default.yaml` (every rule enabled, facts of the first"
+        " cluster of the sample repository's apps/clusters.py) on all documents at once; validate+policy: `validate --policy`, one report;"
         " validate (no policy): the same command without --policy, so the validate + policy target shows the"
         " CPU time validation leaves to the pack.",
     ]

@@ -43,6 +43,10 @@ from trainops.schemas.catalog import default_cache_dir
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
+#: The sample repository: the measured commands run in it, as a user's would in theirs (its first
+#: cluster gives the policy facts).
+SAMPLE = REPO / "examples" / "ml-platform"
+CWD = SAMPLE
 KUBERNETES_VERSION = "1.34"
 
 # Targets (from the issue). Speed lives here, never in timed unit tests.
@@ -147,7 +151,7 @@ def trainops_argv(paths: Sequence[Path], workers: int | None) -> list[str]:
     argv = [_bin("trainops"), "validate", "--format", "json", "--kubernetes-version", KUBERNETES_VERSION]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    return argv + [_rel(p) for p in paths]
+    return argv + [_arg(p) for p in paths]
 
 
 def peer_argv(paths: Sequence[Path]) -> list[str]:
@@ -157,8 +161,13 @@ def peer_argv(paths: Sequence[Path]) -> list[str]:
         "--kubernetes-version",
         KUBERNETES_VERSION,
         "--strict",
-        *(_rel(p) for p in paths),
+        *(_arg(p) for p in paths),
     ]
+
+
+def _arg(path: Path) -> str:
+    """``path`` as a command-line argument of a measured command (relative to :data:`CWD`)."""
+    return os.path.relpath(path.resolve(), CWD)
 
 
 def _rel(path: Path) -> str:
@@ -245,7 +254,7 @@ def measure_startup(options: Options, report: Report) -> None:
     }
     if options.kubeconform_schemas is not None:
         commands["kubeconform"] = kubeconform.argv(
-            [_rel(path)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+            [_arg(path)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
         )
     walls: dict[str, list[float]] = {tool: [] for tool in commands}
     codes: dict[str, list[int]] = {tool: [] for tool in commands}
@@ -253,7 +262,7 @@ def measure_startup(options: Options, report: Report) -> None:
     for run, tool in startup_order(list(commands), options.startup_runs):
         # no memory sampling: it stalls a starting process (see run_measured); peak RSS is ru_maxrss
         m = last[tool] = run_measured(
-            commands[tool], options.out / "runs" / f"startup-{tool}.out", cwd=REPO, env=_env(), interval=None
+            commands[tool], options.out / "runs" / f"startup-{tool}.out", cwd=CWD, env=_env(), interval=None
         )
         if run:
             walls[tool].append(m.wall_s)
@@ -304,7 +313,7 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
         m = run_measured(
             trainops_argv([corpus / group], options.workers),
             options.out / "runs" / f"trainops-{corpus.name}-{group}.json",
-            cwd=REPO,
+            cwd=CWD,
             env=_env(),
             inputs=[corpus / group],
         )
@@ -320,7 +329,7 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
         report.runs.append(run)
         if _failed(run, report):
             continue
-        run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+        run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, CWD, records)
         run.agreement = compare(records, run.output)
         if options.kubeconform_schemas is not None:
             run_kubeconform(options, report, corpus, group, records, console)
@@ -335,10 +344,10 @@ def run_kubeconform(
     console.print(f"kubeconform {label} ({len(records):,} documents) ...")
     m = run_measured(
         kubeconform.argv(
-            [_rel(corpus / group)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+            [_arg(corpus / group)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
         ),
         options.out / "runs" / f"kubeconform-{corpus.name}-{group}.json",
-        cwd=REPO,
+        cwd=CWD,
         env=_env(),
         inputs=[corpus / group],
     )
@@ -348,7 +357,7 @@ def run_kubeconform(
     report.runs.append(run)
     if _failed(run, report):
         return
-    run.output = kubeconform.parse_kubeconform(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+    run.output = kubeconform.parse_kubeconform(m.stdout.read_text(encoding="utf-8"), corpus, CWD, records)
     run.agreement = compare(records, run.output)
 
 
@@ -377,7 +386,7 @@ def run_peer(options: Options, report: Report, corpus: Path, console: Console) -
     m = run_measured(
         peer_argv(paths),
         options.out / "runs" / f"kubernetes-validate-{corpus.name}.out",
-        cwd=REPO,
+        cwd=CWD,
         env=_env(),
         inputs=paths,
     )
@@ -385,7 +394,7 @@ def run_peer(options: Options, report: Report, corpus: Path, console: Console) -
     report.runs.append(run)
     if _failed(run, report):
         return
-    run.output = parse_kubernetes_validate(m.stdout.read_text(encoding="utf-8"), corpus, REPO, records)
+    run.output = parse_kubernetes_validate(m.stdout.read_text(encoding="utf-8"), corpus, CWD, records)
     run.agreement = compare(records, run.output)
     report.sample_agreement["kubernetes-validate"] = run.agreement
     versions = sorted(run.output.versions)
@@ -771,8 +780,7 @@ def run(options: Options) -> int:
     # repository's rule pack and apps have it after their first run (64 modules: ~70 ms per policy run from
     # source).
     compileall.compile_dir(REPO / "lib", quiet=1)
-    compileall.compile_dir(REPO / "policies", quiet=1)
-    compileall.compile_dir(REPO / "apps", quiet=1)
+    compileall.compile_dir(SAMPLE / "apps", quiet=1)
     if kubeconform.available():
         console.print("kubeconform schemas (converted once into bench/out/kubeconform) ...")
         options = replace(options, kubeconform_schemas=kubeconform.prepare(options.out, KUBERNETES_VERSION))

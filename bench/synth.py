@@ -5,9 +5,9 @@ changed (issue 15 point 8: targets at most 3 s for 100 apps, at most 1 s when on
 The project is written to a temporary git repository: ``apps/clusters.py`` (one cluster),
 ``apps/appNNN.py`` (a dataset and an output claim, a PyTorchJob mounting both, a model server with
 its Service, autoscaler and ServiceMonitor), ``apps/__init__.py`` registering them, ``apps/__main__.py``
-(the cdk8s entry point of the repository), ``cdk8s.yaml`` and the repository's rule pack
-``policies/`` (so a full synth validates and runs the policy pack, as ``trainops synth`` does by
-default). Each command runs as a subprocess, ``runs`` times after one warm-up; the median wall and
+(the cdk8s entry point of the sample repository), ``cdk8s.yaml`` and ``policies/config.yaml``
+extending the default pack (so a full synth validates and runs the policy pack, as ``trainops synth``
+does by default). Each command runs as a subprocess, ``runs`` times after one warm-up; the median wall and
 CPU times are reported. Before every ``--changed`` run (the warm-up too) ``app007`` gets a new
 worker count, so each run renders, validates and writes a real change.
 
@@ -86,8 +86,8 @@ CDK8S_YAML = "language: python\napp: {python} -m apps\noutput: dist\n"
 
 
 def write_project(root: Path, apps: int, *, policies: bool = False) -> None:
-    """Write the bench project under ``root`` (with a copy of the repository's ``policies/`` when
-    ``policies``)."""
+    """Write the bench project under ``root`` (with a ``policies/config.yaml`` extending the default
+    pack when ``policies``)."""
     pkg = root / "apps"
     pkg.mkdir(parents=True)
     (pkg / "clusters.py").write_text(textwrap.dedent(CLUSTERS))
@@ -101,10 +101,11 @@ def write_project(root: Path, apps: int, *, policies: bool = False) -> None:
         "APPS = (" + ", ".join(f"{m}.APP" for m in modules) + ",)",
     ]
     (pkg / "__init__.py").write_text("\n".join(init) + "\n")
-    shutil.copy(REPO / "apps" / "__main__.py", pkg / "__main__.py")
+    shutil.copy(REPO / "examples" / "ml-platform" / "apps" / "__main__.py", pkg / "__main__.py")
     (root / "cdk8s.yaml").write_text(CDK8S_YAML.format(python=sys.executable))
     if policies:
-        shutil.copytree(REPO / "policies", root / "policies", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "policies").mkdir()
+        (root / "policies" / "config.yaml").write_text("extends: default\n")
 
 
 def git(root: Path, *args: str) -> None:

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: The sample repository (a user's GitOps repository: apps/, policies/, generated/, cdk8s.yaml).
+SAMPLE = REPO / "examples" / "ml-platform"
 SHARED = REPO.parent / "shared"
 EXAMPLES = SHARED / "examples"
 CRDS = SHARED / "crds"
-#: The sample repository (apps/, policies/, generated/): the repository root until it moves to
-#: examples/ml-platform/.
-SAMPLE = REPO
 
 needs_shared = pytest.mark.skipif(
     not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo"
@@ -66,8 +65,8 @@ def cli(
 
 @pytest.fixture(autouse=True)
 def _repo_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every test from the repository root (apps/clusters.py: the default target)."""
-    monkeypatch.chdir(REPO)
+    """Run every test from the sample repository's root (apps/clusters.py: the default target)."""
+    monkeypatch.chdir(SAMPLE)
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20,22,24")
 
 

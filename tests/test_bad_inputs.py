@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import SAMPLE
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 TRAINOPS = str(Path(sys.executable).parent / "trainops")
@@ -195,7 +195,7 @@ def _run_bounded(*args: str, env: dict[str, str] | None = None) -> tuple[int, st
         timeout=SUBPROCESS_SECONDS,
         preexec_fn=_limit_memory,
         env={**os.environ, **(env or {})},
-        cwd=REPO,
+        cwd=SAMPLE,
         check=False,
     )
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start

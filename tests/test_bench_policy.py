@@ -32,11 +32,11 @@ from bench.policy import (
 )
 from bench.run import Report, ToolRun
 from conftest import CliRun
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import default_pack
 
 Cli = Callable[..., CliRun]
 REPO = Path(__file__).resolve().parents[1]
-PACK = load_pack(REPO / "policies")
+PACK = default_pack()
 
 
 def test_every_rule_of_the_pack_has_a_category() -> None:

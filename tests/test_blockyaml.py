@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, needs_shared
+from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops.yaml import fast
 from trainops.yaml._blockyaml import parse, refused_line, split
 from trainops.yaml.dump import KubeDumper
@@ -106,7 +106,7 @@ def test_block_reader_agrees_with_the_loader_on_upstream_examples(folder: str) -
 
 
 def test_block_reader_reads_every_document_trainops_generates() -> None:
-    texts = _chunks(sorted((REPO / "generated").rglob("*.yaml")))
+    texts = _chunks(sorted((SAMPLE / "generated").rglob("*.yaml")))
     assert len(texts) > 100
     assert all(_check(text) for text in texts)
 
@@ -277,7 +277,7 @@ def test_block_reader_agrees_on_dumped_values(
 
 
 def _seed_texts() -> list[str]:
-    paths = sorted((REPO / "generated").rglob("*.yaml"))[:40]
+    paths = sorted((SAMPLE / "generated").rglob("*.yaml"))[:40]
     if EXAMPLES.is_dir():
         paths += sorted(EXAMPLES.rglob("*.yaml"))[::10]
     return [t for t in _chunks(paths) if parse(t) is not None]

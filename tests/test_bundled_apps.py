@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.project import Project, load_project
 from trainops.synth import render_app
 
@@ -35,7 +36,7 @@ APP_NAMES = [
 
 @pytest.fixture(scope="module")
 def project() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 @pytest.fixture(scope="module")

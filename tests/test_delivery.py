@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
@@ -23,7 +24,7 @@ EXAMPLES = REPO.parent / "shared" / "examples"
 
 @pytest.fixture(scope="module")
 def bundled() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -350,10 +351,10 @@ def _namespace_findings(objects: list[dict[str, Any]]) -> list[str]:
     from trainops.policy.config import PolicyConfig, RuleConfig
     from trainops.policy.engine import PolicyRun, run_policies
     from trainops.policy.facts import Facts
-    from trainops.policy.pack import load_pack
+    from trainops.policy.loader import default_pack
     from trainops.yaml.load import Document, stream_text
 
-    pack = load_pack(REPO / "policies")
+    pack = default_pack()
     config = PolicyConfig({"destination-namespace": RuleConfig("error", {})})
     text = yaml.safe_dump_all(objects)
     documents = [d for d in stream_text(text, "set.yaml") if isinstance(d, Document)]
@@ -487,7 +488,7 @@ def test_argocd_output_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
         out = tmp_path / seed
         env = {**os.environ, "PYTHONHASHSEED": seed}
         command = [str(Path(sys.executable).with_name("trainops")), "synth", "--out", str(out)]
-        subprocess.run(command, cwd=REPO, env=env, check=True, timeout=300, capture_output=True)
+        subprocess.run(command, cwd=SAMPLE, env=env, check=True, timeout=300, capture_output=True)
         trees.append(
             {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("argocd/*.yaml"))}
         )

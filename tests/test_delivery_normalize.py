@@ -16,6 +16,7 @@ import jq
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.constructs.argocd_application import IgnoreDifference
 from trainops.kinds import REPLICA_SPECS_FIELD, group_kind
 from trainops.project import load_project
@@ -80,7 +81,7 @@ def test_operator_defaults_do_not_show_as_drift(rel: str) -> None:
 
 @pytest.fixture(scope="module")
 def bundled() -> dict[tuple[str, str], Any]:
-    return {(r.cluster, r.app): r for r in render_project(load_project(REPO), cluster="gpu-prod")}
+    return {(r.cluster, r.app): r for r in render_project(load_project(SAMPLE), cluster="gpu-prod")}
 
 
 def test_hpa_scaled_replicas_do_not_show_as_drift(bundled: dict[tuple[str, str], Any]) -> None:
@@ -99,7 +100,7 @@ def _kubeflow_jobs() -> list[tuple[str, str]]:
     """(app, file) of every Kubeflow v1 job the bundled apps render for gpu-prod (from lock.json)."""
     import json
 
-    lock = json.loads((REPO / "generated" / "gpu-prod" / "lock.json").read_text(encoding="utf-8"))
+    lock = json.loads((SAMPLE / "generated" / "gpu-prod" / "lock.json").read_text(encoding="utf-8"))
     return [
         tuple(o["file"].split("/", 1))  # type: ignore[misc]
         for o in lock["objects"]

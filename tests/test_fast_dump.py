@@ -13,12 +13,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLE
 from trainops.synth.fast_dump import _plain, dump
 from trainops.yaml.dump import dump_document
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = sorted(
-    [*(REPO / "generated").rglob("*.yaml"), *(REPO / "tests" / "golden").rglob("*.yaml")],
+    [*(SAMPLE / "generated").rglob("*.yaml"), *(REPO / "tests" / "golden").rglob("*.yaml")],
     key=lambda p: p.as_posix(),
 )
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, SAMPLE
 from trainops.yaml.load import Document, stream_text
 from trainops.yaml.locate import locate_in_text
 from trainops.yaml.pyyaml_path import Loader as _Loader
@@ -41,7 +41,7 @@ def _files() -> list[str]:
     found = (
         sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.y*ml")) if EXAMPLES.is_dir() else []
     )
-    return [*found, *(f"REPO/{p.relative_to(REPO)}" for p in sorted((REPO / "generated").rglob("*.yaml")))]
+    return [*found, *(f"REPO/{p.relative_to(REPO)}" for p in sorted((SAMPLE / "generated").rglob("*.yaml")))]
 
 
 @pytest.mark.parametrize("rel", _files())

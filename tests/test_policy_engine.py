@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
+from conftest import SAMPLE
 from trainops.cluster import Cluster, ExternalObject
 from trainops.errors import UsageError
-from trainops.policy.config import PolicyConfig, RuleConfig, load_config
+from trainops.policy.config import DEFAULT_CONFIG, PolicyConfig, RuleConfig, load_config
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
 from trainops.policy.images import normalise
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import DEFAULT_DIR, default_pack, load_pack
 from trainops.policy.rule import Rule, parse_doc
 from trainops.policy.schema import ConfigError
 from trainops.policy.waivers import waive
@@ -26,7 +27,7 @@ from trainops.synth import render_project
 from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]
-PACK = load_pack(REPO / "policies")
+PACK = default_pack()
 
 PRIVILEGED_POD = """\
 apiVersion: v1
@@ -417,7 +418,7 @@ def test_policy_list_json_lists_every_rule(cli: Any) -> None:
 
 def test_policy_list_markdown_is_the_readme(cli: Any) -> None:
     run = cli("policy", "list", "--format", "markdown")
-    assert run.out == (REPO / "policies" / "README.md").read_text(encoding="utf-8")
+    assert run.out == (DEFAULT_DIR / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("command", [("explain",), ("policy", "explain")])
@@ -446,8 +447,8 @@ KNOWN_GAPS: dict[str, str] = {}
 
 
 def test_bundled_apps_have_zero_findings_under_the_default_config() -> None:
-    project = load_project(REPO)
-    config = load_config(PACK, REPO / "policies" / "default.yaml")
+    project = load_project(SAMPLE)
+    config = load_config(PACK, DEFAULT_CONFIG)
     found: list[str] = []
     for cluster in project.clusters:
         results = render_project(project, cluster=cluster.name)
@@ -508,11 +509,17 @@ def test_policy_check_warnings_fail_only_with_strict(
     assert cli("policy", "check", str(fixture), "--config", str(config), *flags).code == code
 
 
-def test_a_second_rule_pack_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "policies").mkdir()
-    (tmp_path / "policies" / "__init__.py").write_text("RULES = ()\n")
+def test_a_second_pack_of_rule_modules_is_refused(tmp_path: Path) -> None:
+    """Rule IDs are registered per process: one repository's rule modules at a time; repositories
+    with a config alone (the sample's) load beside them."""
+    for name in ("a", "b"):
+        (tmp_path / name / "policies").mkdir(parents=True)
+        (tmp_path / name / "policies" / "__init__.py").write_text("RULES = ()\n")
+    first = load_pack(tmp_path / "a" / "policies")
+    assert first.rules == default_pack().rules
     with pytest.raises(UsageError, match=r"another rule pack .* is already loaded"):
-        load_pack(tmp_path / "policies")
+        load_pack(tmp_path / "b" / "policies")
+    assert load_pack(SAMPLE / "policies").directory == SAMPLE / "policies"
 
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: ml}\n"

@@ -153,9 +153,9 @@ def test_per_sequence_rebuilds_for_another_sequence() -> None:
 
 def test_rules_choose_objects_by_kind_alone(objects: list[dict[str, Any]]) -> None:
     """The engine's dispatch table asks ``Rule.applies_to`` once per (group, kind): it must not read more."""
-    from trainops.policy.pack import load_pack
+    from trainops.policy.loader import default_pack
 
-    rules = load_pack(Path(__file__).resolve().parents[1] / "policies").rules.values()
+    rules = default_pack().rules.values()
     for obj in objects:
         bare = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
         assert [r.applies_to(obj) for r in rules] == [r.applies_to(bare) for r in rules]
@@ -165,7 +165,7 @@ def test_service_monitor_candidates_hold_every_selected_service(objects: list[di
     """servicemonitor-target looks only at the Services its label index offers: every Service a
     selector selects by its labels (and, for the near-miss hint, by its pod selector) is among them,
     in document order."""
-    from policies.servicemonitor_target import _Services
+    from trainops.policy.pack.servicemonitor_target import _Services
 
     services = _Services(objects)
     plain = [o for _, o in of_kind(objects, ("", "Service"))]

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from tests.test_policy_rules import FACTS, FIXTURES, PACK
-from trainops.policy.config import load_config
+from trainops.policy.config import DEFAULT_CONFIG, load_config
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]
-RUN = PolicyRun(PACK, load_config(PACK, REPO / "policies" / "default.yaml"), FACTS)
+RUN = PolicyRun(PACK, load_config(PACK, DEFAULT_CONFIG), FACTS)
 WRONG_TYPES: tuple[Any, ...] = ("x", 7, [], {}, None)
 
 

@@ -21,15 +21,15 @@ from trainops.policy.config import PolicyConfig, RuleConfig, config_schema_text
 from trainops.policy.docs import render_list
 from trainops.policy.engine import PolicyRun, run_policies
 from trainops.policy.facts import Facts, load_facts
-from trainops.policy.pack import Pack, load_pack
+from trainops.policy.loader import DEFAULT_DIR, Pack, default_pack
 from trainops.policy.rule import SECTIONS
 from trainops.rules import RULES
 from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]
-POLICIES = REPO / "policies"
+POLICIES = DEFAULT_DIR
 FIXTURES = REPO / "tests" / "policies"
-PACK: Pack = load_pack(POLICIES)
+PACK: Pack = default_pack()
 RULE_IDS = sorted(PACK.rules)
 FACTS: Facts = load_facts(str(FIXTURES / "facts.yaml"))
 
@@ -141,7 +141,8 @@ def test_readme_is_generated_from_the_rules() -> None:
 
     text = render_list(PACK, load_config(PACK, POLICIES / "default.yaml"), "markdown")
     assert (POLICIES / "README.md").read_text(encoding="utf-8") == text, (
-        "policies/README.md is stale: run `trainops policy list --format markdown > policies/README.md`"
+        "lib/trainops/policy/pack/README.md is stale: run `trainops policy list --format markdown"
+        " > lib/trainops/policy/pack/README.md` outside any repository"
     )
 
 

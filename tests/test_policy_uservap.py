@@ -13,7 +13,7 @@ from tests.test_policy_rules import FACTS, PACK
 from trainops.findings import Finding
 from trainops.policy.config import PolicyConfig
 from trainops.policy.engine import PolicyRun, run_policies
-from trainops.policy.pack import Pack
+from trainops.policy.loader import Pack
 from trainops.policy.uservap import run_user_policies
 from trainops.yaml.load import Document, stream_text
 

@@ -16,11 +16,11 @@ import yaml
 
 from conftest import CRDS, needs_shared
 from tests.test_policy_rules import PACK
-from trainops.policy.config import PolicyConfig, RuleConfig, load_config
+from trainops.policy.config import DEFAULT_CONFIG, PolicyConfig, RuleConfig, load_config
 from trainops.policy.vap import ACTIONS, export_objects, plural, render_stream
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = load_config(PACK, REPO / "policies" / "default.yaml")
+CONFIG = load_config(PACK, DEFAULT_CONFIG)
 
 
 def test_export_matches_the_golden_file(golden: Any) -> None:

@@ -15,6 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLE
 from trainops import rules
 from trainops.findings import Finding, Result, json_path
 from trainops.quantity import QuantityError, parse_quantity
@@ -169,7 +170,7 @@ def _bundled_objects() -> list[dict[str, Any]]:
     from trainops.project import load_project
     from trainops.synth import render_objects
 
-    project = load_project(REPO)
+    project = load_project(SAMPLE)
     by_kind: dict[str, dict[str, Any]] = {}
     for cluster in project.clusters:
         for app_def in project.apps.values():

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from conftest import SAMPLE
 from trainops.pipeline import Target, Text, check, policy_check, policy_run
 from trainops.project import Project, load_project
 from trainops.synth import render_project
@@ -24,7 +25,7 @@ OUT = Path("generated")
 
 @pytest.fixture(scope="module")
 def project() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,7 @@ def test_synth_checks_leave_the_objects_unchanged(
     project: Project, results: list[AppResult], schema_cache: Path
 ) -> None:
     before = copy.deepcopy([app.objects for app in results])
-    check_rendered(project, results, out=OUT, cache_dir=schema_cache, policy=policy_hook(REPO))
+    check_rendered(project, results, out=OUT, cache_dir=schema_cache, policy=policy_hook(SAMPLE))
     assert [app.objects for app in results] == before
 
 

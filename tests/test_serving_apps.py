@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.project import Project, load_project
 from trainops.synth import render_app
 
@@ -17,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def project() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 def _objects(project: Project, app: str, cluster_name: str) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.errors import UsageError
 from trainops.synth import write_tree
 
@@ -167,12 +168,10 @@ def test_cdk8s_app_entry_point_writes_every_chart(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from conftest import REPO
-
     env = {**os.environ, "CDK8S_OUTDIR": str(tmp_path)}
-    subprocess.run([sys.executable, "-m", "apps"], cwd=REPO, env=env, check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "apps"], cwd=SAMPLE, env=env, check=True, timeout=120)
     written = sorted(p.name for p in tmp_path.glob("*.k8s.yaml"))
-    generated = REPO / "generated"
+    generated = SAMPLE / "generated"
     expected = sorted(
         f"{cluster.name}-{app.name}.k8s.yaml"
         for cluster in generated.iterdir()

@@ -389,7 +389,7 @@ def policy_run(
     from trainops.policy.config import load_config
     from trainops.policy.engine import PolicyRun
     from trainops.policy.facts import Facts, load_facts
-    from trainops.policy.pack import load_pack
+    from trainops.policy.loader import load_pack
 
     pack = load_pack()
     return PolicyRun(pack, load_config(pack, config), load_facts(facts) if facts else Facts(), show_waived)

@@ -127,9 +127,10 @@ def rendered_inputs(app: AppResult, out: Path) -> list[Text]:
 
 
 def policy_hook(root: Path) -> PolicyHook | None:
-    """The policy step of ``synth`` and ``ci``: the repository's rule pack (``<root>/policies``)
-    with its config, run per cluster with its targets' facts; ``None`` when the repository has
-    no pack.
+    """The policy step of ``synth`` and ``ci``: the default rule pack plus the repository's
+    ``<root>/policies`` (its config, own rules and ValidatingAdmissionPolicies), run per cluster
+    with its targets' facts; ``None`` when the repository has no ``policies/`` (holding
+    ``config.yaml`` or ``__init__.py``).
 
     Raises:
         UsageError: the pack or its config is invalid.
@@ -138,9 +139,9 @@ def policy_hook(root: Path) -> PolicyHook | None:
     from trainops.policy.config import load_config
     from trainops.policy.engine import PolicyRun
     from trainops.policy.facts import Facts
-    from trainops.policy.pack import PACKAGE, load_pack
+    from trainops.policy.loader import PACKAGE, is_policy_dir, load_pack
 
-    if not (root / PACKAGE / "__init__.py").is_file():
+    if not is_policy_dir(root / PACKAGE):
         return None
     pack = load_pack(root / PACKAGE)
     config = load_config(pack)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import SAMPLE
 from trainops.atomic import staged_directory
 from trainops.errors import UsageError
 from trainops.pipeline import Target, Text, check
@@ -16,7 +16,7 @@ from trainops.project import declared_clusters, load_clusters, load_project
 
 def test_in_memory_and_on_disk_agree(schema_cache: Path, tmp_path: Path) -> None:
     target = Target("1.34", None, schema_cache)
-    files = sorted(str(p) for p in (REPO / "generated").rglob("*.yaml"))
+    files = sorted(str(p) for p in (SAMPLE / "generated").rglob("*.yaml"))
     broken = tmp_path / "broken.yaml"
     broken.write_text(
         "apiVersion: v1\nkind: Service\nmetadata:\n  name: Bad_Name\nspec:\n  ports: [{port: 0}]\n"
@@ -30,10 +30,10 @@ def test_in_memory_and_on_disk_agree(schema_cache: Path, tmp_path: Path) -> None
 
 
 def test_clusters_are_loaded_once_and_shared_with_the_project() -> None:
-    clusters = declared_clusters(REPO)
-    project = load_project(REPO)
+    clusters = declared_clusters(SAMPLE)
+    project = load_project(SAMPLE)
     assert [c.name for c in clusters] == [c.name for c in project.clusters]
-    assert project.clusters == load_clusters(REPO)
+    assert project.clusters == load_clusters(SAMPLE)
 
 
 def test_broken_clusters_file_is_a_usage_error(tmp_path: Path) -> None:

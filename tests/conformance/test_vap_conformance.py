@@ -32,14 +32,14 @@ import yaml
 
 from conformance.oracle import ORACLE_SH, OracleEnv, OracleUnavailable, full_address_space
 from tests.test_policy_rules import FIXTURES, PACK, run_rule
-from trainops.policy.config import load_config
+from trainops.policy.config import DEFAULT_CONFIG, load_config
 from trainops.policy.vap import export_objects, plural
 from trainops.yaml.load import Document, stream_text
 
 pytestmark = [pytest.mark.conformance]
 
 REPO = Path(__file__).resolve().parents[2]
-CONFIG = load_config(PACK, REPO / "policies" / "default.yaml")
+CONFIG = load_config(PACK, DEFAULT_CONFIG)
 CORE: dict[str, str] = {"v1": "/api/v1", "apps/v1": "/apis/apps/v1", "batch/v1": "/apis/batch/v1"}
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
 NAMESPACE = "trainops-system"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import SAMPLE
 from trainops.app import AppDef, build_chart
 from trainops.cluster import Cluster
 from trainops.constructs._core.base import emit, run_checks
@@ -31,11 +32,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def project() -> Project:
-    return load_project(REPO)
+    return load_project(SAMPLE)
 
 
 def _pairs() -> list[tuple[str, str]]:
-    project = load_project(REPO)
+    project = load_project(SAMPLE)
     return [(c.name, a.name) for c in project.clusters for a in project.apps.values() if a.targets(c)]
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import atheris
 
+from conftest import SAMPLE
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "fuzz-out"
 
@@ -84,7 +86,7 @@ def _seed(corpus: Path) -> None:
     if any(corpus.iterdir()):
         return
     seeds = sorted((REPO / "tests" / "bad_inputs").iterdir())
-    seeds += sorted((REPO / "generated").rglob("*.yaml"))[:40]
+    seeds += sorted((SAMPLE / "generated").rglob("*.yaml"))[:40]
     for index, path in enumerate(seeds):
         if path.is_file() and path.stat().st_size < 64 * 1024:
             shutil.copyfile(path, corpus / f"seed-{index:03}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from conftest import SAMPLE
 from tests.workflow.project import init_repo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,8 +36,8 @@ def test_changed_keeps_argocd_objects_as_a_full_synth_writes_them(
 ) -> None:
     root = tmp_path / "repo"
     root.mkdir()
-    shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "generated", root / "generated")
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE / "generated", root / "generated")
     monkeypatch.chdir(root)
     init_repo(root)
     assert any((root / "generated").glob("*/argocd/*.yaml")), "the bundled clusters are delivered by Argo CD"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, SAMPLE
 from trainops.errors import UsageError
 from trainops.scaffold import Request, create_app
 
@@ -45,8 +45,8 @@ KINDS_WRITTEN = {
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any) -> Path:
     """A copy of the bundled apps/ and generated/ (the repository's own layout)."""
     root = tmp_path / "repo"
-    shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "generated", root / "generated")
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE / "generated", root / "generated")
     monkeypatch.chdir(root)
     assert cli("synth", "--force").code == 0
     return root

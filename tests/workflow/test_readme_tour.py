@@ -1,4 +1,4 @@
-"""The README's 30-second tour, step by step, on a copy of the repository in a temporary git
+"""The README's 30-second tour, step by step, on a copy of the sample repository in a temporary git
 repository (issue 15: "the README tour uses `trainops diff` and each of its steps is run by a test")."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, SAMPLE
 from tests.workflow.project import init_repo
 
 MULTI_NODE = "apps/pytorch_ddp_multi_node.py"
@@ -46,6 +46,7 @@ def steps() -> list[str]:
 def test_tour_lists_the_loop(steps: list[str]) -> None:
     assert steps == [
         "source .venv/bin/activate",
+        "cd examples/ml-platform",
         f"$EDITOR {MULTI_NODE}",
         "trainops synth",
         "trainops diff",
@@ -56,14 +57,16 @@ def test_tour_lists_the_loop(steps: list[str]) -> None:
 
 def test_tour(cli: Any, steps: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "repo"
-    shutil.copytree(REPO / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "generated", root / "generated")
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SAMPLE / "generated", root / "generated")
     init_repo(root)
     monkeypatch.chdir(root)
     outputs: dict[str, Any] = {}
     for step in steps:
         if step.startswith("source "):
             continue  # the test already runs inside .venv
+        if step.startswith("cd "):
+            continue  # the test already runs in a copy of the sample repository
         if step.startswith("$EDITOR "):
             edit(root)
             continue

@@ -9,7 +9,7 @@ import click
 from trainops import rules
 from trainops.policy import waivers  # noqa: F401  (registers the waiver rule)
 from trainops.policy.docs import explain_rule
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import load_pack
 from trainops.validate import engine  # noqa: F401  (registers the validation rules)
 
 

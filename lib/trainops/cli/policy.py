@@ -16,7 +16,7 @@ from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.pipeline import policy_check, policy_run, print_targets, resolve_targets, tree_notes
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import load_pack
 from trainops.report import render
 from trainops.schemas.catalog import default_cache_dir
 from trainops.yaml.walk import walk_inputs
@@ -25,7 +25,7 @@ config_option = click.option(
     "--config",
     "config",
     type=click.Path(dir_okay=False),
-    help="Policy config (default: policies/config.yaml, else policies/default.yaml).",
+    help="Policy config (default: policies/config.yaml, else the default pack's default.yaml).",
 )
 
 
@@ -36,7 +36,8 @@ class PolicyCheckOptions:
     Args:
         paths: files or directories (see :mod:`trainops.yaml.walk`); cross-object rules see the
             documents of one target at once (each synth tree is a set of its own).
-        config: a policy config file; default: ``policies/config.yaml``, else ``policies/default.yaml``.
+        config: a policy config file; default: ``policies/config.yaml``, else the default pack's
+            ``default.yaml``.
         cluster: take the facts (GPU resources, queues, external objects) of files outside synth
             trees from this cluster (a file under ``generated/<cluster>/`` has its own cluster's).
         facts: take those facts from this YAML file instead (``schemas/local/policy-facts.json``).
@@ -94,7 +95,7 @@ def run_policy_list(fmt: ListFormat, config: str | None = None) -> int:
 
 @click.group("policy")
 def group() -> None:
-    """Policy rules from the repository's policies/ pack."""
+    """Policy rules: the default pack plus the repository's policies/."""
 
 
 @group.command("check")
@@ -128,13 +129,14 @@ def check_command(**kwargs: Any) -> None:
 @click.option("--format", "-o", "fmt", type=click.Choice(LIST_FORMATS), default="text", show_default=True)
 @config_option
 def list_command(fmt: ListFormat, config: str | None) -> None:
-    """List the rules with their levels (markdown is policies/README.md)."""
+    """List the rules with their levels (markdown: the rule reference, README.md of the default pack)."""
     sys.exit(run_policy_list(fmt, config))
 
 
 @group.command("schema")
 def schema_command() -> None:
-    """Print the JSON Schema of policy config files (schemas/local/policy-config.json)."""
+    """Print the JSON Schema of policy config files for the loaded pack (the default pack's is
+    schemas/local/policy-config.json)."""
     sys.stdout.write(config_schema_text(load_pack()))
     sys.exit(EXIT_OK)
 

@@ -13,7 +13,7 @@ import click
 from trainops.errors import EXIT_OK, UsageError
 from trainops.naming import DNS1123_LABEL
 from trainops.policy.config import load_config
-from trainops.policy.pack import load_pack
+from trainops.policy.loader import load_pack
 from trainops.policy.vap import DEFAULT_NAMESPACE, export_objects, render_stream, write_directory
 
 
@@ -62,7 +62,7 @@ def run_export_vap(opts: ExportVapOptions) -> int:
     "--config",
     "config",
     type=click.Path(dir_okay=False),
-    help="Policy config (default: policies/config.yaml, else policies/default.yaml).",
+    help="Policy config (default: policies/config.yaml, else the default pack's default.yaml).",
 )
 @click.option(
     "--namespace", default=DEFAULT_NAMESPACE, show_default=True, help="Namespace of the parameter ConfigMaps."

@@ -1,6 +1,6 @@
 """The rule ``admission-policy``: findings of the ValidatingAdmissionPolicies users place in
 ``policies/`` (:mod:`trainops.policy.uservap`). Registered when the pack loads
-(:mod:`trainops.policy.pack` imports this module), so ``trainops explain admission-policy`` and
+(:mod:`trainops.policy.loader` imports this module), so ``trainops explain admission-policy`` and
 SARIF rule metadata know it."""
 
 from __future__ import annotations

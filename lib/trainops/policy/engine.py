@@ -18,8 +18,8 @@ from trainops.kinds import GroupKind
 from trainops.policy.background import start
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
+from trainops.policy.loader import Pack
 from trainops.policy.objects import ObjectSet
-from trainops.policy.pack import Pack
 from trainops.policy.pods import hold
 from trainops.policy.rule import CheckOne, Context
 from trainops.policy.waivers import WAIVER, waiver_issues, waivers_of
@@ -125,9 +125,10 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
             for index, one in zip(share, lists, strict=True):
                 by_index[index] = one
         findings = [f for one in by_index for f in one]
-    from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
+    if run.pack.directory is not None:
+        from trainops.policy.uservap import run_user_policies  # ValidatingAdmissionPolicies in policies/
 
-    findings.extend(run_user_policies(docs, run.pack.directory))
+        findings.extend(run_user_policies(docs, run.pack.directory))
     return findings
 
 

@@ -1,7 +1,8 @@
 """The shape of a policy rule module (yamllint ``yamllint/rules/*.py``; STYLE.md habit 1) and the
 adapter the engine runs.
 
-A rule is a module in the repository's ``policies/`` package::
+A rule is a module of the default pack (:mod:`trainops.policy.pack`) or of a repository's
+``policies/`` package::
 
     \"\"\"Containers do not run privileged.            <- summary (first line)
 

@@ -41,7 +41,7 @@ from trainops.kinds import GroupKind
 from trainops.policy.admission import MatchCondition, Validation, Variable, as_params
 from trainops.policy.celrule import kind_groups, pod_variables
 from trainops.policy.config import PolicyConfig
-from trainops.policy.pack import Pack
+from trainops.policy.loader import Pack
 from trainops.policy.rule import Rule
 from trainops.policy.waivers import PREFIX
 from trainops.yaml.dump import dump_document

@@ -1,13 +1,14 @@
-"""The repository's policy rule pack: one module per rule (yamllint shape), listed explicitly.
+"""The default policy rule pack: one module per rule (yamllint shape), listed explicitly.
 
-``trainops policy list`` shows them; ``policies/README.md`` is generated from their docstrings.
+``trainops policy list`` shows them; ``README.md`` beside this file is generated from their
+docstrings; ``default.yaml`` enables every rule with its level and options.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from policies import (
+from trainops.policy.pack import (
     allowed_registries,
     app_destination,
     app_finalizer,
