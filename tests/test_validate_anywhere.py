@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CRDS, EXAMPLES, REPO, needs_shared
+from conftest import CRDS, EXAMPLES, needs_shared
 from trainops.cli.validate import excluded
 from trainops.yaml.template import template_line
 
@@ -156,19 +156,12 @@ def test_helm_chart_directory_gets_the_hint(cli: Any, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """trainops built as a wheel (from a copy of the sources) and installed into a fresh directory,
-    offline: ``--no-index``, no build isolation, no dependencies (those come from the test venv)."""
-    base = tmp_path_factory.mktemp("wheel")
-    source = base / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "lib", source / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+def installed(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trainops built as a wheel (conftest ``built_wheel``) and installed into a fresh directory,
+    offline: ``--no-index``, no dependencies (those come from the test venv)."""
+    base = tmp_path_factory.mktemp("wheel-site")
+    wheel = built_wheel
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    flags = ["--no-deps", "--no-index", "--no-build-isolation"]
-    subprocess.run([*pip, "wheel", *flags, "-w", str(base / "dist"), str(source)], check=True)
-    [wheel] = (base / "dist").glob("trainops-*.whl")
     target = base / "site"
     subprocess.run(
         [*pip, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)], check=True

@@ -1,6 +1,6 @@
 """Acceptance of issue 24: trainops used as a new user uses it, outside this source tree.
 
-The wheel is built from this checkout (once per session), installed into a new virtual environment
+The wheel is built from this checkout (once per session: conftest ``built_wheel``), installed into a new virtual environment
 outside the source tree, and in an empty temporary git repository every step of the user's first
 change exits 0 with no ``trainops schemas sync`` before it (the schemas come on first use, from
 TRAINOPS_CRD_MIRROR=../shared/crds as a download would bring them):
@@ -35,12 +35,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CRDS, REPO, needs_shared
+from conftest import CRDS, needs_shared
 
 pytestmark = [pytest.mark.acceptance, needs_shared]
 
-#: What the wheel is built from (everything ``pip wheel .`` reads).
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "lib")
 NEW_JOB = (
     "new", "pytorchjob", "demo", "--gpus", "1", "--workers", "2",
     "--image", "registry.example.com/demo/train:1.0.0", "--", "python", "train.py",
@@ -66,31 +64,12 @@ def _run(
 
 
 @pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """Build the wheel from a copy of the sources and install it into a new virtual environment."""
+def installed(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """Install the wheel (conftest ``built_wheel``) into a new virtual environment."""
     work = tmp_path_factory.mktemp("acceptance")
-    source = work / "source"
-    source.mkdir()
-    for name in SOURCES:
-        origin = REPO / name
-        if origin.is_dir():
-            shutil.copytree(
-                origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "build")
-            )
-        else:
-            shutil.copy2(origin, source / name)
-    env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    env.pop("PYTHONPATH", None)
-    # the mypyc speed layer is being removed (issue 28); compiled, the build takes minutes
-    env["TRAINOPS_NO_MYPYC"] = "1"
-    pip = [sys.executable, "-m", "pip"]
-    built = _run(
-        [*pip, "wheel", str(source), "--no-deps", "--no-build-isolation", "-w", str(work / "dist")],
-        cwd=work,
-        env=env,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
-    (wheel,) = (work / "dist").glob("trainops-*.whl")
+    wheel = built_wheel
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PIP_NO_INDEX": "1"}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     venv = work / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=work, env=env)
     assert made.returncode == 0, made.stderr
@@ -156,6 +135,8 @@ def test_a_new_users_first_change(installed: Installed, user_env: dict[str, str]
         )
         return done
 
+    cache = Path(user_env["TRAINOPS_CACHE_DIR"])
+    assert not cache.exists()  # no `trainops schemas sync` before any step
     step(trainops, "init")
     step(trainops, *NEW_JOB)
     step(trainops, "synth")
@@ -171,3 +152,5 @@ def test_a_new_users_first_change(installed: Installed, user_env: dict[str, str]
     diff = step(trainops, "diff", "HEAD")
     assert "new run of demo" in diff.stdout
     assert "Worker.replicas: 2 → 3" in diff.stdout
+    # the schemas came on first use, from TRAINOPS_CRD_MIRROR
+    assert any(p.name.startswith("kubeflow.org") for p in cache.rglob("*"))
