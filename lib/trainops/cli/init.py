@@ -31,6 +31,7 @@ from trainops.scaffold.repository import (
     DEFAULT_CLUSTER,
     DEFAULT_OPERATORS,
     EXAMPLES,
+    PLACEHOLDER_REPO_URL,
     Example,
     RepositorySpec,
     repository_files,
@@ -167,7 +168,7 @@ def _spec(opts: InitOptions) -> RepositorySpec:
             kubernetes_version=version,
             operators=operators,
             argocd_server=opts.argocd_server,
-            repo_url=opts.repo_url or "https://git.example.com/ml/platform.git",
+            repo_url=opts.repo_url or PLACEHOLDER_REPO_URL,
         )
     except ValueError as exc:
         raise UsageError(f"init: {exc}") from None
