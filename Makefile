@@ -83,12 +83,15 @@ conformance: schemas
 e2e: schemas
 	$(BIN)/pytest -rs tests/e2e
 
-# Coverage-guided fuzzing of the loader and validator (atheris); README "Limits and exit codes".
+# Coverage-guided fuzzing of the loader and validator, the diff and the Argo CD client's response
+# handling (atheris); README "Limits and exit codes".
 FUZZ_SECONDS ?= 90
 fuzz: schemas
 	mkdir -p fuzz-out
 	start=$$(date +%s); $(BIN)/python tests/fuzz/fuzz_validate.py $(FUZZ_SECONDS) > fuzz-out/last.log 2>&1; \
 	  $(BIN)/python tests/fuzz/fuzz_validate.py --summary fuzz-out/last.log $$(( $$(date +%s) - start ))
+	for target in diff argocd; do $(BIN)/python tests/fuzz/fuzz_$$target.py $(FUZZ_SECONDS) > fuzz-out/$$target.log 2>&1; \
+	  $(BIN)/python tests/fuzz/fuzz_$$target.py --summary fuzz-out/$$target.log $(FUZZ_SECONDS) || exit 1; done
 
 clean:
 	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache lib/trainops/yaml/_blockyaml.*.so lib/trainops/validate/checks/_listmap.*.so

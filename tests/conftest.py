@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,3 +182,18 @@ def golden(request: pytest.FixtureRequest) -> object:
         )
 
     return check
+
+
+@pytest.fixture(scope="session")
+def make_httpserver() -> Iterator[Any]:
+    """pytest-httpserver's server (the ``httpserver`` fixture) as the fake Argo CD of tests/argocd:
+    it handles requests as argocd-server does (415 for a POST or DELETE that is not JSON, 403 for an
+    application that does not exist; ``tests/argocd/fakeargocd.py``). Overrides the plugin's fixture."""
+    from argocd.fakeargocd import FakeArgoCD  # tests/argocd, a namespace package beside this file
+
+    server = FakeArgoCD(host="127.0.0.1", port=0)
+    server.start()
+    yield server
+    server.clear()
+    if server.is_running():
+        server.stop()

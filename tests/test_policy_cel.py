@@ -109,6 +109,8 @@ def test_kind_groups_share_one_expression_per_site_shape() -> None:
         ("apps", "StatefulSet"),
         ("apps", "DaemonSet"),
         ("batch", "Job"),
+        ("kubeflow.org", "Notebook"),  # spec.template too (issue 26: every pod spec walked)
+        ("serving.knative.dev", "Service"),
     )
     assert groups["pytorchjob"] == (("kubeflow.org", "PyTorchJob"),)
     assert sum(len(members) for members in groups.values()) == len(POD_KINDS)

@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLES, needs_shared
-from trainops.kinds import EACH_VALUE, EMBEDDED_OBJECTS, POD_SPEC_SITES, POD_TEMPLATE_SITES, group_kind
+from trainops.kinds import (
+    EACH_VALUE,
+    EMBEDDED_OBJECTS,
+    POD_SPEC_SITES,
+    POD_TEMPLATE_SITES,
+    WRAPPED_OBJECTS,
+    group_kind,
+)
 from trainops.pipeline import policy_run
 from trainops.policy import admission
 from trainops.policy.admission import NOT_NATIVE, Program, Variable, cel_exact, object_value
@@ -31,7 +38,9 @@ from trainops.policy.celrule import (
 from trainops.policy.engine import PolicyRun
 from trainops.yaml.load import Document, stream_text
 
-POD_KINDS = sorted(set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES) | set(EMBEDDED_OBJECTS))
+POD_KINDS = sorted(
+    set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES) | set(EMBEDDED_OBJECTS) | set(WRAPPED_OBJECTS)
+)
 
 
 def _canonical(values: Any, ordered: bool) -> list[str]:
@@ -44,7 +53,8 @@ def _canonical(values: Any, ordered: bool) -> list[str]:
 def _ordered(key: tuple[str, str]) -> bool:
     """Whether CEL lists the pod specs of ``key`` in a defined order (no mapping iterated on the way:
     CEL iterates mappings in its own order, Python in insertion order)."""
-    paths = [(*s.path, "spec") for s in POD_TEMPLATE_SITES.get(key, ())] + list(POD_SPEC_SITES.get(key, ()))
+    paths = [(*s.path, "spec") for s in POD_TEMPLATE_SITES.get(key, ())]
+    paths += [(*s.spec_path, *slot) for s in POD_SPEC_SITES.get(key, ()) for slot in (*s.slots, ())]
     return all(EACH_VALUE not in path for path in paths)
 
 
@@ -60,8 +70,8 @@ def _check_pod_variables(obj: dict[str, Any]) -> bool:
     assert key is not None
     value = object_value(obj)
     native = native_pod_specs(key)
-    assert (native is None) == (key in EMBEDDED_OBJECTS)
-    if native is None:  # Katib: podSpecs by its CEL, containers in Python from them
+    assert (native is None) == (key in EMBEDDED_OBJECTS or key in WRAPPED_OBJECTS)
+    if native is None:  # Katib, AppWrapper: podSpecs by its CEL, containers in Python from them
         cel_specs = _cel(pod_specs_expression(key), {"object": value})
         containers = native_containers(value, {POD_SPECS: cel_specs})
         if containers is NOT_NATIVE:

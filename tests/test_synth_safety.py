@@ -111,7 +111,7 @@ def test_exception_mid_write_leaves_generated_unchanged(
 
     monkeypatch.setattr(tree, "atomic_write", failing)
     run = cli("synth")
-    assert run.code == 3 and "No space left on device" in run.err
+    assert run.code == 2 and "No space left on device" in run.err  # a one-line error (issue 27)
     assert _snapshot(synthesised / "generated") == before
     assert "revision: '1'" in (synthesised / "generated/prod/demo/configmap_settings-0.yaml").read_text()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -44,6 +45,29 @@ def staged_directory(final: Path) -> Iterator[Path]:
     finally:
         if staging.exists():
             shutil.rmtree(staging)
+
+
+def remove_leftovers(final: Path) -> list[Path]:
+    """Remove what an earlier replacement of ``final`` killed mid-way (SIGKILL, power loss) left
+    beside it: the staging directory ``.<name>.<random>`` and the moved-aside old tree
+    ``.<name>.old.<random>`` (``tempfile.mkdtemp`` names: 8 random characters). Call it only while
+    no other process replaces ``final`` (``trainops synth`` holds the output lock).
+
+    Returns:
+        The directories removed.
+    """
+    parent = final.parent
+    pattern = re.compile(rf"\.{re.escape(final.name)}\.(?:old\.)?[a-z0-9_]{{8}}")
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def normalise_modes(root: Path) -> None:

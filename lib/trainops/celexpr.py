@@ -90,7 +90,52 @@ def clean_error(text: str) -> str:
     key = re.fullmatch(r'Key not found in map ?: "?(.*?)"?', text)
     if key:
         return f"no such key: {key.group(1)}"
-    return text.replace("\n", " ")
+    return _without_object_data(text).replace("\n", " ")
+
+
+#: cel-expr-python's errors converting a bound Python value (``cel.cc``): each quotes the whole
+#: chain of values it descended through (``object['spec'] -> {...}['x'] -> ...``), object data and
+#: any secret in it included. The start of such a message, up to the chain.
+_CONVERSION = re.compile(
+    r"(?P<what>Integer value '[^']*' out of range|Unexpected value type|Unexpected None value|"
+    r"Non-CEL value type) for '"
+)
+#: What follows the chain: ``'.`` or ``': <type>.`` and an optional ``(Expected <type>)``.
+_CONVERSION_TAIL = re.compile(r"'(?:\.|: [\w.]+\.)(?: \(Expected (?P<expected>[\w .,<>|()]*?)\))?\s*$")
+#: One step of the chain: ``['key']`` or ``[index]`` right before `` -> ``, keys limited to the
+#: characters of Kubernetes field names (a string value cannot pass for a step).
+_STEP = re.compile(r"((?:\[(?:'[A-Za-z0-9_.$/-]{1,253}'|\d{1,9})\])+) -> ")
+_STEP_PART = re.compile(r"\['([^']*)'\]|\[(\d+)\]")
+
+
+def _without_object_data(text: str) -> str:
+    """A conversion error without the values it quotes: ``an integer beyond the int64 range at
+    object.spec.x[0].y`` for ``Integer value '1...0' out of range for 'object['spec'] -> {...}...'``
+    (the number, which may be a credential, and every value on the way are left out)."""
+    match = _CONVERSION.search(text)
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    tail = _CONVERSION_TAIL.search(rest)
+    chain = rest[: tail.start()] if tail else rest
+    if " -> " not in chain:  # a bare variable name (``'self'``): no value is quoted
+        return text
+    root = re.match(r"[A-Za-z_]\w*", chain)
+    path = root.group(0) if root else "the value"
+    for step in _STEP.finditer(chain):
+        for key, index in _STEP_PART.findall(step.group(1)):
+            path += f"[{index}]" if index else f".{key}"
+    what = match.group("what")
+    if what.startswith("Integer"):
+        detail = f"an integer beyond the int64 range at {path}"
+    elif what.startswith("Unexpected None"):
+        detail = f"an unexpected null at {path}"
+    else:
+        detail = f"a value of a type CEL cannot hold at {path}"
+    expected = tail.group("expected") if tail else None
+    if expected:
+        detail += f" (expected {expected})"
+    return text[: match.start()] + detail
 
 
 def plain(raw: Any) -> Any:

@@ -18,6 +18,7 @@ Source: https://github.com/Yelp/detect-secrets (``detect_secrets/plugins``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -279,3 +280,129 @@ def walk_strings(
             stack.extend(((*path, key), child) for key, child in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend(((*path, index), child) for index, child in reversed(list(enumerate(item))))
+
+
+#: Kinds whose ``data``/``stringData`` values are secret whatever their keys are called.
+_SECRET_KINDS = frozenset({"Secret"})
+#: Shorter values are not redacted (they would blank common words; literal credentials are longer).
+_MIN_SECRET = 4
+#: A value cut short in a message keeps at least this many characters: such a prefix is redacted too.
+_MIN_PREFIX = 6
+
+
+def secret_like_anywhere(text: str) -> bool:
+    """Whether any name in ``text`` (e.g. a document's JSON text) looks like a credential's
+    (:data:`_SECRET_NAME`); ``False`` is exact for :func:`secret_like` of every key and name in it."""
+    return _SECRET_NAME.search(text) is not None
+
+
+def document_secrets(data: Any) -> tuple[str, ...]:
+    """The literal credentials of one document, as text a message may quote, longest first.
+
+    Collected: string values in which :func:`credential_in` finds a credential (the whole value and
+    each line holding one); the literal value (string or number) of an entry named like a secret
+    (``{name: DB_PASSWORD, value: ...}`` as env and parameter lists have it, or a mapping key such as
+    a ConfigMap's ``DB_PASSWORD``: :func:`secret_like`); every ``data``/``stringData`` value of a
+    Secret. Values shorter than 4 characters are left out.
+    """
+    found: set[str] = set()
+
+    def add(value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            return
+        text = str(value)
+        if len(text) >= _MIN_SECRET:
+            found.add(text)
+
+    secret_kind = (
+        isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in _SECRET_KINDS
+    )
+    if secret_kind:
+        for field_name in ("data", "stringData"):
+            values = data.get(field_name)
+            if isinstance(values, dict):
+                for value in values.values():
+                    add(value)
+    stack: list[Any] = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            name = item.get("name")
+            if isinstance(name, str) and "value" in item:
+                value = item["value"]
+                if isinstance(value, str | int | float) and secret_like(name, str(value)):
+                    add(value)
+            for key, child in item.items():
+                if isinstance(child, dict | list):
+                    stack.append(child)
+                elif isinstance(child, str | int | float) and not isinstance(child, bool):
+                    if isinstance(key, str) and key != "name" and secret_like(key, str(child)):
+                        add(child)
+                    if isinstance(child, str):
+                        _add_credentials(child, add)
+        elif isinstance(item, list):
+            for child in item:
+                if isinstance(child, dict | list):
+                    stack.append(child)
+                elif isinstance(child, str):
+                    _add_credentials(child, add)
+    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+def _add_credentials(value: str, add: Callable[[Any], None]) -> None:
+    if credential_in(value) is None:
+        return
+    add(value)
+    for line in value.splitlines() or [value]:
+        if not _marked(line):
+            continue
+        add(line.strip())
+        for detector in _detectors():
+            for match in detector.analyze_string(line):  # the secret itself, as detect-secrets matched it
+                add(match)
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every secret of ``secrets`` replaced by ``***``: as it is, as JSON or Python
+    quote it, with control characters escaped (as one-line messages show them), and any prefix of
+    at least 6 characters (a value cut short before it reached the message).
+
+    Args:
+        text: a message, already escaped and not yet cut short.
+        secrets: values to hide (:func:`document_secrets`), longest first.
+    """
+    if not secrets:
+        return text
+    for secret in secrets:
+        forms = {secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], _escaped(secret)}
+        for form in sorted(forms, key=len, reverse=True):
+            if len(form) >= _MIN_SECRET:
+                text = text.replace(form, "***")
+        text = _redact_prefixes(text, secret)
+    return text
+
+
+def _redact_prefixes(text: str, secret: str) -> str:
+    """Replace each run of ``text`` that starts like ``secret`` for at least :data:`_MIN_PREFIX`
+    characters and stops only where the text ends or reads ``…`` (a value cut short)."""
+    if len(secret) <= _MIN_PREFIX:
+        return text
+    head = secret[:_MIN_PREFIX]
+    start = text.find(head)
+    while start >= 0:
+        end, k = start, 0
+        while end < len(text) and k < len(secret) and text[end] == secret[k]:
+            end += 1
+            k += 1
+        if end == len(text) or text.startswith("…", end) or k == len(secret):
+            text = text[:start] + "***" + text[end:]
+            start = text.find(head, start + 3)
+        else:
+            start = text.find(head, start + 1)
+    return text
+
+
+def _escaped(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

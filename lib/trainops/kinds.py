@@ -6,8 +6,13 @@ A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core gr
 - :data:`POD_TEMPLATE_SITES`: where PodTemplateSpecs (``{metadata, spec}``) sit in objects of each
   kind, with the restart policies the owning controller allows: what the API server validates.
 - :data:`EMBEDDED_OBJECTS`: whole Kubernetes objects embedded in another (Katib ``trialSpec``).
-- :data:`POD_SPEC_SITES`: pod-spec-shaped fields that are not PodTemplateSpecs (KServe components,
-  TrainJob pod patches), walked by :func:`pod_templates` for policy rules only.
+- :data:`POD_SPEC_SITES`: pod specs the API server does not check as such (KServe components and
+  serving runtimes, LLMInferenceService, TrainJob patches and ``spec.trainer``/``initializer``,
+  LeaderWorkerSet, Ray, Argo Workflow templates, Notebook, v1alpha1 MPIJob...), each a
+  :class:`SpecSite` with its extra container slots (KServe ``predictor.model``...), walked by
+  :func:`pod_templates` for policy rules only; ``tests/test_pod_walker_crds.py`` checks the table
+  against every CRD of ``../shared/crds``.
+- :data:`WRAPPED_OBJECTS`: whole objects a wrapper creates (AppWrapper components).
 - :func:`pod_templates`: every pod spec of an object wherever it nests, with its JSON path, so a
   pod-level rule is written once.
 
@@ -203,36 +208,196 @@ EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
     ("kubeflow.org", "Trial"): (("spec", "runSpec"),),
 }
 
-_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+#: (API group, kind) → paths of whole objects a wrapper creates as they are (no placeholders), walked
+#: for policy rules only: AppWrapper ``spec.components[].template`` (project-codeflare/appwrapper
+#: ``api/v1beta2/appwrapper_types.go``), e.g. a LeaderWorkerSet or a PyTorchJob queued by Kueue.
+WRAPPED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
+    ("workload.codeflare.dev", "AppWrapper"): (("spec", "components", EACH_ITEM, "template"),),
+}
+#: Kinds whose objects are walked inside a Katib trial template (``trialSpec``, Trial ``runSpec``):
+#: those Katib runs as trials (Job, Kubeflow and JobSet jobs, Trainer, Argo Workflows, Ray; katib
+#: ``trialResources``). Serving kinds are left out: never trials, and their paths would multiply the
+#: size of every exported Experiment policy.
+TRIAL_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
+    ("trainer.kubeflow.org", "TrainJob"),
+    ("argoproj.io", "Workflow"),
+    ("ray.io", "RayJob"),
+}
+
+#: Kinds whose objects are walked inside a wrapper: what AppWrapper wraps (Kubernetes workloads,
+#: Kubeflow and JobSet jobs, Trainer runtimes, Ray, LeaderWorkerSet; appwrapper's user guide). Others
+#: are left out: their paths nest too deep for the CEL parsers (a nesting bound of 32) inside a wrapper.
+WRAPPABLE_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
+    ("ray.io", "RayCluster"),
+    ("ray.io", "RayJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+}
+
+#: KServe single-container fields of a predictor (``ModelSpec`` and the framework specs of
+#: ``PredictorSpec``; kserve ``pkg/apis/serving/v1beta1/predictor.go``) and of an explainer
+#: (``ExplainerSpec``, ``explainer.go``: ``art``; ``alibi`` up to v0.13), each a ``Container`` the
+#: component's pod runs. A transformer and a worker spec have only their pod spec's containers.
+_PREDICTOR_CONTAINERS = (
+    "model",
+    "sklearn",
+    "xgboost",
+    "tensorflow",
+    "pytorch",
+    "triton",
+    "onnx",
+    "huggingface",
+    "pmml",
+    "lightgbm",
+    "paddle",
+)
+_EXPLAINER_CONTAINERS = ("art", "alibi")
 _PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EACH_ITEM, "template", "spec")
 
-#: (API group, kind) → paths of pod-spec-shaped fields that are not PodTemplateSpecs: KServe
-#: components (``PodSpec`` inlined into ``predictor``/``transformer``/``explainer``, kserve
-#: ``pkg/apis/serving/v1beta1/component.go``) and TrainJob pod patches (``podTemplateOverrides[].spec``
-#: up to Trainer v2.2, ``runtimePatches[]...replicatedJobs[].template.spec.template.spec`` from
-#: v2.3; trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``). Policy rules only.
-#: Kinds whose pod-spec sites are patches of a pod spec defined elsewhere (:attr:`PodSite.partial`).
-PATCH_SITES: Final[frozenset[GroupKind]] = frozenset({("trainer.kubeflow.org", "TrainJob")})
 
-POD_SPEC_SITES: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
-    ("serving.kserve.io", "InferenceService"): tuple(("spec", c) for c in _KSERVE_COMPONENTS),
+@dataclass(frozen=True)
+class SpecSite:
+    """A pod-spec-shaped field that is not a PodTemplateSpec the API server validates (policy rules only).
+
+    Args:
+        path: keys from the object root (``"*"``/``"[]"`` as in :class:`TemplateSite`) to the mapping
+            holding the pod-level fields (``containers``, ``securityContext``, ``volumes``...), or to
+            a PodTemplateSpec when ``template``.
+        template: ``path`` is a PodTemplateSpec (``{metadata, spec}``): the pod spec is its ``spec``,
+            the labels its ``metadata.labels``.
+        labels: path of the pod labels below the pod-spec mapping (Argo templates: ``metadata.labels``).
+        partial: the pod spec is a patch merged into one defined elsewhere (by a runtime, an operator
+            or a template), so what it leaves out is not missing (:attr:`PodSite.partial`).
+        slots: paths below the pod spec of further containers: a single ``Container`` mapping, or a
+            list of them when the path ends in ``"[]"``; ``()`` is the pod-spec mapping itself (a
+            bare container such as TrainJob ``spec.trainer``).
+    """
+
+    path: tuple[str, ...]
+    template: bool = False
+    labels: tuple[str, ...] = ()
+    partial: bool = False
+    slots: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def spec_path(self) -> tuple[str, ...]:
+        """Path of the pod-spec mapping from the object root."""
+        return (*self.path, "spec") if self.template else self.path
+
+
+def _template(*path: str) -> SpecSite:
+    return SpecSite(path, template=True)
+
+
+_PREDICTOR_SLOTS = tuple((name,) for name in _PREDICTOR_CONTAINERS)
+_LLM_SITES = (
+    SpecSite(("spec", "template")),
+    SpecSite(("spec", "worker")),
+    SpecSite(("spec", "prefill", "template")),
+    SpecSite(("spec", "prefill", "worker")),
+    SpecSite(("spec", "router", "scheduler", "template")),
+)
+_SERVING_RUNTIME_SITES = (SpecSite(("spec",)), SpecSite(("spec", "workerSpec")))
+#: Argo Workflows ``Template`` (argo-workflows ``pkg/apis/workflow/v1alpha1/workflow_types.go``):
+#: pod-level fields inline, containers in ``container``, ``script``, ``initContainers``, ``sidecars``
+#: and ``containerSet.containers``; the workflow's ``podSpecPatch`` and defaults complete the pod.
+_ARGO_SLOTS = (
+    ("container",),
+    ("script",),
+    ("sidecars", EACH_ITEM),
+    ("containerSet", "containers", EACH_ITEM),
+)
+
+
+def _argo(*prefix: str) -> tuple[SpecSite, ...]:
+    return (
+        SpecSite(
+            (*prefix, "templates", EACH_ITEM), labels=("metadata", "labels"), partial=True, slots=_ARGO_SLOTS
+        ),
+    )
+
+
+def _ray(*prefix: str) -> tuple[SpecSite, ...]:
+    return (
+        _template(*prefix, "headGroupSpec", "template"),
+        _template(*prefix, "workerGroupSpecs", EACH_ITEM, "template"),
+    )
+
+
+_MONITORING = "monitoring.coreos.com"
+
+#: (API group, kind) → pod-spec-shaped fields that are not PodTemplateSpecs the API server checks,
+#: for policy rules only; each entry cites the Go type it follows. ``tests/test_pod_walker_crds.py``
+#: checks this table against every CRD of ``../shared/crds``: each schema node shaped like a PodSpec
+#: or a Container must be reached.
+POD_SPEC_SITES: Final[dict[GroupKind, tuple[SpecSite, ...]]] = {
+    # KServe components inline a ``PodSpec`` plus one container field (kserve ``component.go``,
+    # ``predictor.go``); ``workerSpec`` is the multi-node worker pod (``WorkerSpec``).
+    ("serving.kserve.io", "InferenceService"): (
+        SpecSite(("spec", "predictor"), slots=_PREDICTOR_SLOTS),
+        SpecSite(("spec", "transformer")),
+        SpecSite(("spec", "explainer"), slots=tuple((name,) for name in _EXPLAINER_CONTAINERS)),
+        SpecSite(("spec", "predictor", "workerSpec")),
+        SpecSite(("spec", "canary", EACH_ITEM, "predictor"), slots=_PREDICTOR_SLOTS),
+        SpecSite(("spec", "canary", EACH_ITEM, "predictor", "workerSpec")),
+    ),
+    # ``ServingRuntimeSpec`` inlines a ``ServingRuntimePodSpec`` (kserve ``servingruntime_types.go``).
+    ("serving.kserve.io", "ServingRuntime"): _SERVING_RUNTIME_SITES,
+    ("serving.kserve.io", "ClusterServingRuntime"): _SERVING_RUNTIME_SITES,
+    # ``LLMInferenceServiceSpec``: ``template``/``worker``/``prefill``/``router.scheduler.template``
+    # are ``PodSpec`` s (kserve ``pkg/apis/serving/v1alpha1/llm_inference_service_types.go``).
+    ("serving.kserve.io", "LLMInferenceService"): _LLM_SITES,
+    ("serving.kserve.io", "LLMInferenceServiceConfig"): _LLM_SITES,
+    # ``ClusterStorageContainer.spec.container``: the storage initializer (kserve ``storage_container_types.go``).
+    ("serving.kserve.io", "ClusterStorageContainer"): (
+        SpecSite(("spec", "container"), partial=True, slots=((),)),
+    ),
     ("trainer.kubeflow.org", "TrainJob"): (
-        ("spec", "podTemplateOverrides", EACH_ITEM, "spec"),  # Trainer v2.0-v2.2
-        ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"),  # Trainer v2.3
+        SpecSite(("spec", "podTemplateOverrides", EACH_ITEM, "spec"), partial=True),  # Trainer v2.0-v2.2
+        SpecSite(
+            ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"), partial=True
+        ),  # v2.3
+        # ``Trainer`` and ``DatasetInitializer``/``ModelInitializer`` override the runtime's
+        # containers (trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``).
+        SpecSite(("spec", "trainer"), partial=True, slots=((),)),
+        SpecSite(("spec", "initializer", "dataset"), partial=True, slots=((),)),
+        SpecSite(("spec", "initializer", "model"), partial=True, slots=((),)),
     ),
-    # Seldon Core v1 ``PredictorSpec.ComponentSpecs[].Spec`` (seldon-core ``seldondeployment_types.go``).
+    # mpi-operator v1alpha1 ``MPIJobSpec.Template`` (one template for launcher and workers).
+    ("kubeflow.org", "MPIJob"): (_template("spec", "template"),),
+    # Seldon Core v1 ``PredictorSpec.ComponentSpecs[].Spec`` and ``Explainer.ContainerSpec``
+    # (seldon-core ``seldondeployment_types.go``).
     ("machinelearning.seldon.io", "SeldonDeployment"): (
-        ("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec"),
+        SpecSite(("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec")),
+        SpecSite(("spec", "predictors", EACH_ITEM, "explainer"), partial=True, slots=(("containerSpec",),)),
     ),
-    # KubeRay ``HeadGroupSpec``/``WorkerGroupSpec`` templates (ray-project/kuberay ``raycluster_types.go``).
-    ("ray.io", "RayCluster"): (
-        ("spec", "headGroupSpec", "template", "spec"),
-        ("spec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
+    # KubeRay ``HeadGroupSpec``/``WorkerGroupSpec`` templates (ray-project/kuberay ``raycluster_types.go``,
+    # ``rayjob_types.go``, ``rayservice_types.go``).
+    ("ray.io", "RayCluster"): _ray("spec"),
+    ("ray.io", "RayJob"): _ray("spec", "rayClusterSpec"),
+    ("ray.io", "RayService"): _ray("spec", "rayClusterConfig"),
+    # LeaderWorkerSet ``LeaderWorkerTemplate`` (kubernetes-sigs/lws ``api/leaderworkerset/v1``).
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (
+        _template("spec", "leaderWorkerTemplate", "leaderTemplate"),
+        _template("spec", "leaderWorkerTemplate", "workerTemplate"),
     ),
-    ("ray.io", "RayJob"): (
-        ("spec", "rayClusterSpec", "headGroupSpec", "template", "spec"),
-        ("spec", "rayClusterSpec", "workerGroupSpecs", EACH_ITEM, "template", "spec"),
-    ),
+    # Kubeflow Notebook ``NotebookSpec.Template`` (kubeflow/kubeflow ``notebook_types.go``).
+    ("kubeflow.org", "Notebook"): (_template("spec", "template"),),
+    # Knative Serving ``Service.spec.template`` (a ``RevisionTemplateSpec``; knative/serving ``service_types.go``).
+    ("serving.knative.dev", "Service"): (_template("spec", "template"),),
+    # agent-sandbox ``SandboxSpec.PodTemplate`` (kubernetes-sigs/agent-sandbox ``sandbox_types.go``).
+    ("agents.x-k8s.io", "Sandbox"): (_template("spec", "podTemplate"),),
+    # Kueue ``Workload.spec.podSets[].template`` (kueue ``apis/kueue/v1beta1/workload_types.go``).
+    ("kueue.x-k8s.io", "Workload"): (_template("spec", "podSets", EACH_ITEM, "template"),),
+    ("argoproj.io", "Workflow"): _argo("spec"),
+    ("argoproj.io", "WorkflowTemplate"): _argo("spec"),
+    ("argoproj.io", "ClusterWorkflowTemplate"): _argo("spec"),
+    ("argoproj.io", "CronWorkflow"): _argo("spec", "workflowSpec"),
+    # prometheus-operator: ``containers``/``initContainers`` of Prometheus, Alertmanager, ThanosRuler
+    # and PrometheusAgent are strategic-merge patches of the operator's pod (``CommonPrometheusFields``).
+    **{
+        (_MONITORING, kind): (SpecSite(("spec",), partial=True),)
+        for kind in ("Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler")
+    },
 }
 
 
@@ -256,6 +421,20 @@ def walk(node: Any, path: tuple[str, ...], parts: Parts = ()) -> Iterator[tuple[
         yield from walk(node.get(step), rest, (*parts, step))
 
 
+def slot_name(parts: Parts) -> str:
+    """The name an unnamed slot container goes by: its field (``spec.trainer`` → ``trainer``), ``"?"``
+    for an item of a list."""
+    last = parts[-1] if parts else None
+    return last if isinstance(last, str) else "?"
+
+
+def walk_one(node: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` (plain keys) below ``node``, ``None`` when a step is missing."""
+    for step in path:
+        node = node.get(step) if isinstance(node, dict) else None
+    return node
+
+
 @dataclass(frozen=True)
 class PodSite:
     """One pod spec found in an object.
@@ -269,6 +448,8 @@ class PodSite:
         partial: a patch merged into a pod spec defined elsewhere (TrainJob runtime patches: the
             runtime and ``spec.trainer`` supply resources, service account, image), so what it
             leaves out is not missing.
+        extra: containers outside the pod spec's container lists (:attr:`SpecSite.slots`): each
+            ``(parts below the pod spec, container mapping)``, in slot order.
     """
 
     parts: Parts
@@ -277,6 +458,7 @@ class PodSite:
     owner: GroupKind
     templated: bool = False
     partial: bool = False
+    extra: tuple[tuple[Parts, dict[str, Any]], ...] = ()
 
     @property
     def path(self) -> str:
@@ -318,10 +500,40 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
             sites.append(
                 PodSite((*parts, "spec"), spec, labels if isinstance(labels, dict) else {}, key, templated)
             )
-    for path in POD_SPEC_SITES.get(key, ()):
-        for spec, parts in walk(obj, path, base):
-            if isinstance(spec, dict):
-                sites.append(PodSite(parts, spec, {}, key, templated, partial=key in PATCH_SITES))
+    for spec_site in POD_SPEC_SITES.get(key, ()):
+        for node, parts in walk(obj, spec_site.path, base):
+            if not isinstance(node, dict):
+                continue
+            labels = node
+            if spec_site.template:
+                labels, node, parts = node.get("metadata"), node.get("spec"), (*parts, "spec")
+                if not isinstance(node, dict):
+                    continue
+                labels = labels.get("labels") if isinstance(labels, dict) else None
+            else:
+                labels = walk_one(node, spec_site.labels) if spec_site.labels else None
+            extra = tuple(
+                (found[len(parts) :], item)
+                for slot in spec_site.slots
+                for item, found in walk(node, slot, parts)
+                if isinstance(item, dict)
+            )
+            sites.append(
+                PodSite(
+                    parts,
+                    node,
+                    labels if isinstance(labels, dict) else {},
+                    key,
+                    templated,
+                    partial=spec_site.partial,
+                    extra=extra,
+                )
+            )
     for path in EMBEDDED_OBJECTS.get(key, ()):
         for nested, parts in walk(obj, path, base):
-            _collect(nested, parts, sites, templated=True)
+            if group_kind(nested) in TRIAL_KINDS:
+                _collect(nested, parts, sites, templated=True)
+    for path in WRAPPED_OBJECTS.get(key, ()):
+        for nested, parts in walk(obj, path, base):
+            if group_kind(nested) in WRAPPABLE_KINDS:
+                _collect(nested, parts, sites, templated=templated)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from trainops.cluster import Cluster
 from trainops.errors import UsageError
 from trainops.naming import DNS1123_LABEL
+from trainops.user_code import user_output
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from trainops.app import AppDef
@@ -118,7 +119,8 @@ def load_clusters(root: Path, module: str = APPS_PACKAGE) -> tuple[Cluster, ...]
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[name] = loaded
     try:
-        spec.loader.exec_module(loaded)
+        with user_output():
+            spec.loader.exec_module(loaded)
     except Exception as exc:  # user code: report it, do not crash
         del sys.modules[name]
         raise UsageError(f"{path}: failed to load: {type(exc).__name__}: {exc}") from None
@@ -160,7 +162,8 @@ def load_project(root: Path, module: str = APPS_PACKAGE) -> Project:
     has_module = (root / module / "clusters.py").is_file()
     clusters: Any = load_clusters(root, module) if has_module else ()
     try:
-        package = importlib.import_module(module)
+        with user_output():
+            package = importlib.import_module(module)
     except ValueError as exc:
         raise UsageError(f"{root / module}: {exc}") from exc
     except (KeyboardInterrupt, UsageError):

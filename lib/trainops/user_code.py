@@ -13,8 +13,10 @@ names the construct, prop and value, so the type name is left out for those.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +24,14 @@ from trainops.errors import UsageError
 
 if TYPE_CHECKING:
     from trainops.app import AppDef
+
+
+@contextlib.contextmanager
+def user_output() -> Iterator[None]:
+    """Send what user code prints (``print`` in ``apps/``) to stderr for the block: stdout carries
+    only trainops' report (``ci --format json`` must be JSON and nothing else; issue 27)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 class AppError(UsageError):

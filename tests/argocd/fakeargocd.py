@@ -1,14 +1,31 @@
-"""JSON bodies for the fake Argo CD API, shaped as swagger.json describes them.
+"""The fake Argo CD API: JSON bodies shaped as swagger.json describes them, and a server that
+handles requests as argocd-server v3.5.1 does.
 
 Bodies follow the swagger definitions v1alpha1Application, v1alpha1ApplicationList,
 v1alpha1ApplicationTree (ResourceNode = ResourceRef + health) and runtimeError of Argo CD v3.5.1.
+
+:class:`FakeArgoCD` (the ``httpserver`` fixture of the tests, see tests/conftest.py) answers, before
+any expectation a test sets:
+
+- 415 ``Invalid content type`` to a non-GET request without ``Content-Type: application/json``
+  (argocd-server's CSRF protection, ``util/http`` ``CSRFMiddleware`` via ``server/server.go``);
+- with ``redirect_https`` set, 307 to ``https://<Host><path>?<query>`` for every request, as the
+  plain-HTTP listener of an argocd-server with TLS does (``server/server.go``, ``newRedirectServer``);
+- 403 ``permission denied`` (gRPC code 7) to a request for an application no expectation serves:
+  Argo CD answers 403, not 404, for an application that does not exist, so as not to reveal it
+  (``server/application/application.go``, ``getAppEnforceRBAC``).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
 
 from trainops.argocd.commands import ConnectionOptions
 
@@ -123,6 +140,39 @@ def connection_options(url: str) -> ConnectionOptions:
     return ConnectionOptions(
         server=url.rstrip("/"), auth_token=TOKEN, request_timeout=2.0, retries=2, backoff=0.01, deadline=5.0
     )
+
+
+INVALID_CONTENT_TYPE = "Invalid content type"
+"""argocd-server's 415 body (text/plain) for a non-GET request that is not ``application/json``."""
+
+_APPLICATION_PATH = re.compile(r"^/api/v1/applications/[^/]+(/.*)?$")
+
+
+class FakeArgoCD(HTTPServer):
+    """pytest-httpserver with argocd-server's request handling (see the module docstring)."""
+
+    redirect_https = False
+    """Answer every request with argocd-server's redirect to HTTPS (reset it after the test)."""
+
+    def dispatch(self, request: Request) -> Response:
+        """A redirect to HTTPS when asked, 415 for a non-JSON non-GET request, then the test's
+        expectations, then 403 for an unserved application path."""
+        if self.redirect_https:
+            query = f"?{request.query_string.decode()}" if request.query_string else ""
+            return Response(
+                "", status=307, headers={"Location": f"https://{request.host}{request.path}{query}"}
+            )
+        if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype != "application/json":
+            return Response(INVALID_CONTENT_TYPE + "\n", status=415, content_type="text/plain; charset=utf-8")
+        return super().dispatch(request)
+
+    def respond_nohandler(self, request: Request, extra_message: str = "") -> Response:
+        """403 ``permission denied`` for an application nobody serves; pytest-httpserver's 500 else."""
+        if _APPLICATION_PATH.match(request.path):
+            return Response(
+                json.dumps(error_body("permission denied", 7)), status=403, content_type="application/json"
+            )
+        return super().respond_nohandler(request, extra_message)
 
 
 # --- the ApplicationSet controller, the repo-server's directory source and an app-of-apps sync -----

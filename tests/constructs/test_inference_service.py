@@ -345,6 +345,9 @@ def test_parity_kserve_huggingface_storage_example(chart: Any) -> None:
                 {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
             ],
             "spec.predictor.nodeSelector": {"nvidia.com/gpu.present": "true"},
+            # node disk for the downloaded model (policy rule ephemeral-storage)
+            "spec.predictor.model.resources.requests.ephemeral-storage": "20Gi",
+            "spec.predictor.model.resources.limits.ephemeral-storage": "20Gi",
         },
     )
     assert ours == expected

@@ -40,7 +40,7 @@ def test_defaults(chart: Any, synth: Any, golden: Any, v2_cluster: Cluster) -> N
     }
     assert doc["spec"]["trainer"]["numNodes"] == 1 and "numProcPerNode" not in doc["spec"]["trainer"]
     # One pod on no GPU: no /dev/shm, only the /tmp scratch volume the read-only root needs.
-    [site] = pod_templates(doc)
+    [site] = [s for s in pod_templates(doc) if "runtimePatches" in s.parts]  # spec.trainer is a site too
     assert [v["name"] for v in site.spec["volumes"]] == ["tmp"]
 
 
@@ -73,7 +73,7 @@ def test_custom(chart: Any, synth: Any, golden: Any, v2_cluster: Cluster) -> Non
     assert trainer["env"] == [{"name": "NCCL_DEBUG", "value": "INFO"}]
     assert doc["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
     assert "suspend" not in doc["spec"]  # Kueue owns suspend
-    [site] = pod_templates(doc)
+    [site] = [s for s in pod_templates(doc) if "runtimePatches" in s.parts]  # spec.trainer is a site too
     assert site.spec["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
     assert [v["name"] for v in site.spec["volumes"]] == ["shm", "tmp", "datasets"]
     assert site.spec["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "256Gi"}

@@ -5,8 +5,9 @@ Deployment on REST port 8501 with ``MODEL_NAME=mymodel`` and the ``model-storage
 Service, an HPA on cpu 70 % and memory 80 %, and a ServiceMonitor. Differences from the seed, on
 purpose: a pinned image; a ClusterIP Service (the seed's LoadBalancer would need an explicit
 allow); named ports and probes on ``/v1/models/mymodel``; the HPA owns ``replicas`` (min 2);
-the ServiceMonitor scrapes the REST port at ``/monitoring/prometheus/metrics``, which TF Serving
-serves when started with ``--monitoring_config_file``. The model claim is mounted read-only at
+a PodDisruptionBudget (the HPA runs up to 10 replicas); the ServiceMonitor scrapes the REST port
+at ``/monitoring/prometheus/metrics``, which TF Serving serves when started with
+``--monitoring_config_file``. The model claim is mounted read-only at
 ``/models`` and holds ``mymodel/<version>/`` and ``monitoring.config``
 (``prometheus_config { enable: true, path: "/monitoring/prometheus/metrics" }``).
 """
@@ -17,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import Autoscaler, ModelServer, NetworkPolicy, ServiceMonitor, VolumeClaim
+from trainops.constructs import (
+    Autoscaler,
+    ModelServer,
+    NetworkPolicy,
+    PodDisruptionBudget,
+    ServiceMonitor,
+    VolumeClaim,
+)
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -28,7 +36,8 @@ NAMESPACE = "ml-serving"
 
 
 def build(chart: Chart, cluster: Cluster) -> None:
-    """Add the model claim, the server, its Service, HPA, ServiceMonitor and network policies."""
+    """Add the model claim, the server, its Service, HPA, PodDisruptionBudget, ServiceMonitor and
+    network policies."""
     models = VolumeClaim(
         chart,
         "ModelStorage",
@@ -62,6 +71,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         cpu_utilization=70,
         memory_utilization=80,
     )
+    PodDisruptionBudget(chart, "Budget", target=server)
     ServiceMonitor(
         chart,
         "Monitor",

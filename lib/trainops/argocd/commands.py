@@ -3,9 +3,13 @@
 Each command takes a frozen options dataclass and returns an exit code: 0 ok; 1 the application is
 not what was asked for (``wait``: Degraded, a failed sync operation, or not Healthy/Synced before
 the timeout); 2 usage, configuration, authentication or transport errors (no server or token, 401,
-403, 404, TLS verification, timeouts and 5xx after retries, invalid JSON). Reports go to stdout,
-one-line diagnostics to stderr. The token is read from the options or ``ARGOCD_AUTH_TOKEN`` and
-never printed.
+403, 404, TLS verification, timeouts and 5xx after retries, a redirect, the deadline, invalid or
+oversized JSON). Reports go to stdout, one-line diagnostics (each scheduled retry included) to
+stderr. The token is read from the options or ``ARGOCD_AUTH_TOKEN`` and never printed.
+
+``--deadline`` bounds the whole command (every request, retry, and slow body): ``status`` against a
+server that trickles its answer ends when it passes. ``wait`` is bounded by its ``--timeout`` as a
+whole and by ``--deadline`` per poll.
 
 Each options field carries its ``--help`` text in ``metadata["help"]`` (see :func:`option_help`),
 so the click layer declares each option once from it.
@@ -24,11 +28,12 @@ from pathlib import Path
 from typing import Any, ParamSpec
 
 from trainops.argocd.client import ArgoCDClient, ClientConfig
-from trainops.argocd.errors import ArgoCDError, ConfigError
+from trainops.argocd.errors import ArgoCDError, ConfigError, DeadlineError
 from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_values
 from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
 from trainops.errors import EXIT_FINDINGS, EXIT_OK
+from trainops.yaml.load import one_line
 
 SERVER_ENV = "ARGOCD_SERVER"
 """Environment variable with the server, as the argocd CLI reads it."""
@@ -82,7 +87,11 @@ class ConnectionOptions:
         metadata=_help("Seconds before the first retry; doubles after each (max 8). Default: 0.5."),
     )
     deadline: float = field(
-        default=60.0, metadata=_help("Seconds one request may take with all its retries. Default: 60.")
+        default=60.0,
+        metadata=_help(
+            "Seconds the command may spend on Argo CD (requests, retries and slow answers); "
+            "for wait, each poll (--timeout bounds the whole). Default: 60."
+        ),
     )
     app_namespace: str = field(
         default="",
@@ -228,6 +237,25 @@ def client_config(options: ConnectionOptions, env: Mapping[str, str] | None = No
     )
 
 
+def _stderr_line(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _client(
+    options: ConnectionOptions, env: Mapping[str, str] | None, *, timeout: float | None = None
+) -> ArgoCDClient:
+    """A client for ``options``: retries reported on stderr; all calls within ``--deadline``, or
+    within ``timeout`` seconds (``wait --timeout``; each call still within ``--deadline``)."""
+    config = client_config(options, env)
+    if timeout is not None:
+        return ArgoCDClient(
+            config, on_retry=_stderr_line, total=timeout, total_label=f"--timeout {timeout:g} s"
+        )
+    return ArgoCDClient(
+        config, on_retry=_stderr_line, total=config.deadline, total_label=f"--deadline {config.deadline:g} s"
+    )
+
+
 P = ParamSpec("P")
 
 
@@ -246,6 +274,7 @@ def _exit_on_error(command: Callable[P, int]) -> Callable[P, int]:
 
 
 def _table(rows: Sequence[Sequence[str]]) -> str:
+    rows = [[one_line(cell) for cell in row] for row in rows]  # server text: one line, no escapes
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
@@ -266,7 +295,7 @@ def _health_text(health: HealthStatus | None) -> tuple[str, str]:
 @_exit_on_error
 def run_apps(options: AppsOptions, env: Mapping[str, str] | None = None) -> int:
     """Print one line per application: name, project, sync status, health, revision (sorted by name)."""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         apps = client.list_applications(
             selector=options.selector,
             projects=options.projects,
@@ -290,7 +319,7 @@ def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> 
     0 whatever the health: use ``wait`` as a gate.
     """
     ns = options.connection.app_namespace
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         app = client.get_application(options.app, app_namespace=ns)
         tree = client.resource_tree(options.app, app_namespace=ns)
     print(_app_line(app))
@@ -309,6 +338,11 @@ def run_status(options: StatusOptions, env: Mapping[str, str] | None = None) -> 
 
 
 def _app_line(app: Application) -> str:
+    """One line: the application's sync, health, revision and operation (server text escaped)."""
+    return one_line(_app_text(app))
+
+
+def _app_text(app: Application) -> str:
     line = f"{app.name}: sync {app.sync.status or '-'}, health {app.health.status or '-'}"
     if app.health.message:
         line += f" ({app.health.message})"
@@ -332,7 +366,7 @@ def run_sync(options: SyncOptions, env: Mapping[str, str] | None = None) -> int:
         dry_run=options.dry_run,
         app_namespace=options.connection.app_namespace,
     )
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         app = client.sync(request)
     flags = [flag for flag, on in (("prune", options.prune), ("dry-run", options.dry_run)) if on]
     target = f" to {options.revision}" if options.revision else ""
@@ -353,7 +387,9 @@ def run_wait(
 
     Without ``health`` or ``sync`` both are awaited (as ``argocd app wait``). Returns 1 at once when
     health is Degraded (with ``health``) or the sync operation Failed/Errored (with ``sync``), and
-    when the timeout passes; state changes are printed on stderr, the final state on stdout.
+    when the timeout passes (a poll still unanswered when it passes included); state changes are
+    printed on stderr, the final state on stdout. Every poll ends by the timeout: a server that
+    never answers is a transport error (2) once it passes.
 
     Args:
         options: see :class:`WaitOptions`. env: environment for server and token.
@@ -366,9 +402,22 @@ def run_wait(
     ns = options.connection.app_namespace
     end = clock() + options.timeout
     last = ""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env, timeout=options.timeout or None) as client:
         while True:
-            app = client.get_application(options.app, app_namespace=ns)
+            try:
+                app = client.get_application(options.app, app_namespace=ns)
+            except DeadlineError:
+                if not last:  # the server never answered: a transport error (exit 2)
+                    raise
+                # the last poll ran into --timeout: the application is still not what was asked for
+                app = None
+            if app is None:
+                print(last)
+                print(
+                    f"argocd: {options.app} not {_wanted(want_health, want_sync)} after {options.timeout:g} s",
+                    file=sys.stderr,
+                )
+                return EXIT_FINDINGS
             line = _app_line(app)
             if line != last:
                 print(line, file=sys.stderr)
@@ -391,10 +440,16 @@ def run_wait(
             remaining = end - clock()
             if remaining <= 0:
                 print(line)
-                wanted = " and ".join(w for w, on in (("Healthy", want_health), ("Synced", want_sync)) if on)
-                print(f"argocd: {options.app} not {wanted} after {options.timeout:g} s", file=sys.stderr)
+                print(
+                    f"argocd: {options.app} not {_wanted(want_health, want_sync)} after {options.timeout:g} s",
+                    file=sys.stderr,
+                )
                 return EXIT_FINDINGS
             sleep(min(options.interval, remaining))
+
+
+def _wanted(health: bool, sync: bool) -> str:
+    return " and ".join(w for w, on in (("Healthy", health), ("Synced", sync)) if on)
 
 
 def _runs(options: RunsOptions | PruneFinishedOptions, client: ArgoCDClient) -> tuple[Run, ...]:
@@ -407,7 +462,7 @@ def _runs(options: RunsOptions | PruneFinishedOptions, client: ArgoCDClient) -> 
 @_exit_on_error
 def run_runs(options: RunsOptions, env: Mapping[str, str] | None = None) -> int:
     """Print the application's run-once objects: base name, kind, object, current/superseded, phase, message."""
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         runs = _runs(options, client)
     rows = [("RUN", "KIND", "NAMESPACE", "NAME", "STATE", "PHASE", "MESSAGE")]
     for run in runs:
@@ -438,11 +493,14 @@ def run_prune_finished(options: PruneFinishedOptions, env: Mapping[str, str] | N
     """
     ns = options.connection.app_namespace
     deleted = kept = 0
-    with ArgoCDClient(client_config(options.connection, env)) as client:
+    with _client(options.connection, env) as client:
         for run in _runs(options, client):
             if run.state != "superseded":
                 continue
             ident = f"{_gk(run.group, run.kind)} {run.namespace}/{run.name}"
+            if run.phase == "Deleting":
+                print(f"skipped {ident}: already being deleted")
+                continue
             if not run.prunable:
                 kept += 1
                 print(f"kept {ident}: superseded but {run.phase}")

@@ -8,6 +8,7 @@ authentication: trainops could not get a trustworthy answer from Argo CD). Exit 
 from __future__ import annotations
 
 from trainops.errors import EXIT_USAGE, TrainopsError
+from trainops.yaml.load import one_line
 
 
 class ArgoCDError(TrainopsError):
@@ -16,7 +17,7 @@ class ArgoCDError(TrainopsError):
     exit_code = EXIT_USAGE
 
     def __init__(self, message: str) -> None:
-        super().__init__(" ".join(message.split()))
+        super().__init__(one_line(" ".join(message.split())))  # server text: no control characters
 
 
 class ConfigError(ArgoCDError):
@@ -41,3 +42,8 @@ class TransportError(ArgoCDError):
 
 class InvalidResponseError(ArgoCDError):
     """The server answered with something that is not the JSON the swagger promises."""
+
+
+class DeadlineError(TransportError):
+    """The call's deadline (``--deadline``, or the command's own limit such as ``wait --timeout``)
+    passed before a complete answer arrived."""

@@ -9,8 +9,10 @@ leaves git but stays in the cluster, where Argo CD lists it in ``status.resource
 
 Its phase comes from the health Argo CD computed (resource tree nodes): Progressing -> Running,
 Healthy -> Succeeded, Degraded -> Failed (batch/Job by Argo CD's Go check, the others by the Lua
-checks in :mod:`trainops.argocd.health`). Only superseded runs that have finished (Succeeded or
-Failed) may be pruned.
+checks in :mod:`trainops.argocd.health`). An object being deleted (``metadata.deletionTimestamp``)
+is reported by Argo CD, before any health check runs, as Progressing with the message "Pending
+deletion" (gitops-engine ``pkg/health``, ``GetResourceHealth``): that run is *Deleting*, not
+Running. Only superseded runs that have finished (Succeeded or Failed) may be pruned.
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ RUN_ONCE_KINDS: frozenset[tuple[str, str]] = frozenset(
 RUN_NAME = re.compile(r"^(?P<base>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-(?P<hash>[0-9a-f]{6})$")
 """``<base>-<6 hex>``: a run-once name as trainops gives it."""
 
-RunPhase = Literal["Running", "Succeeded", "Failed", "Suspended", "Missing", "Unknown"]
+RunPhase = Literal["Running", "Deleting", "Succeeded", "Failed", "Suspended", "Missing", "Unknown"]
 RunState = Literal["current", "superseded"]
+
+PENDING_DELETION = "Pending deletion"
+"""Argo CD's health message for any object with a deletionTimestamp (status Progressing)."""
 
 _PHASES: dict[str, RunPhase] = {
     "Progressing": "Running",
@@ -87,7 +92,10 @@ def phase_of(health: HealthStatus) -> RunPhase:
     """Map Argo CD health to a run phase: Progressing -> Running, Healthy -> Succeeded, Degraded -> Failed.
 
     Suspended and Missing keep their names; anything else (no health, Unknown) is ``Unknown``.
+    Progressing with Argo CD's message for an object with a deletionTimestamp is ``Deleting``.
     """
+    if health.status == "Progressing" and health.message == PENDING_DELETION:
+        return "Deleting"
     return _PHASES.get(health.status, "Unknown")
 
 

@@ -168,6 +168,7 @@ def _print_diff_summary(start: Path, opts: CiOptions) -> None:
     """The diff summary and review items on stderr; a note instead when there is no base to
     compare with (not a git repository, no default branch)."""
     from trainops.diff import diff_revisions, summary
+    from trainops.diff.present import skipped_line
     from trainops.project import declared_clusters
 
     try:
@@ -178,6 +179,7 @@ def _print_diff_summary(start: Path, opts: CiOptions) -> None:
         return
     lines = [f"diff: {summary(diff)}"]
     lines += [f"  ! [{kind}] {c.identity.cluster}/{c.app}: {why}" for c, kind, why in diff.attention()]
+    lines += [f"  ? {skipped_line(item)}" for item in diff.skipped]
     print("\n".join(lines), file=sys.stderr)
 
 

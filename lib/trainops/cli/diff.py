@@ -11,6 +11,7 @@ import click
 
 from trainops.cli import options
 from trainops.diff import DIFF_FORMATS, diff_revisions
+from trainops.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.project import declared_clusters
 
 DiffFormat = Literal["text", "markdown", "json"]
@@ -37,7 +38,9 @@ class DiffOptions:
 
 
 def run_diff(opts: DiffOptions, root: Path | None = None) -> int:
-    """Compare and print; always 0 (a diff informs, ``trainops ci`` decides).
+    """Compare and print; 0, or 1 when a file that differs could not be compared (binary, over the
+    size limit, a symbolic link, not YAML): the diff is then incomplete. Changes themselves never
+    fail it (a diff informs, ``trainops ci`` decides).
 
     Raises:
         UsageError: not a git repository, unknown revision, no default branch, bad clusters file.
@@ -50,7 +53,7 @@ def run_diff(opts: DiffOptions, root: Path | None = None) -> int:
         opts.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return 0
+    return EXIT_FINDINGS if diff.skipped else EXIT_OK
 
 
 @click.command("diff")

@@ -57,13 +57,17 @@ def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
     """Run :func:`synth_locked` holding the output root's lock (``.generated.lock``,
     :func:`~trainops.synth.lock.output_lock`): one synth at a time per output root.
 
+    ``--check`` writes nothing and takes no lock, so it runs in a read-only checkout.
+
     Raises:
         UsageError: ``cluster`` is not a cluster of ``apps/clusters.py`` (checked before anything
             under ``out`` is touched: ``--cluster ..`` must not name a directory); another synth
-            holds the lock; see :func:`synth_locked`.
+            holds the lock, or the lock file cannot be created; see :func:`synth_locked`.
     """
     if opts.cluster is not None:
         check_cluster_option(opts.cluster, root or Path.cwd())
+    if opts.check:  # writes nothing: no lock, so it runs in a read-only checkout
+        return synth_locked(opts, root)
     with output_lock(opts.out):
         return synth_locked(opts, root)
 
@@ -74,7 +78,8 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
 
     Raises:
         UsageError: ``out/<cluster>`` differs from its lock.json (edited by hand) and ``force`` is
-            off, naming the files; the apps fail to load; a construct rejects a prop.
+            off, naming the files; the apps fail to load; a construct rejects a prop; ``out``
+            cannot be written (read-only, disk full: ``out`` is left as it was).
     """
     project = load_project(root or Path.cwd())
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
@@ -127,7 +132,13 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
                 file=sys.stderr,
             )
             return EXIT_FINDINGS
-    write_tree(opts.out, tree_for(results), clusters, links=links_for(results))
+    try:
+        write_tree(opts.out, tree_for(results), clusters, links=links_for(results))
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise UsageError(
+            f"cannot write {opts.out}/: {exc.strerror or exc}{where}; {opts.out}/ was left as it was"
+        ) from None
     if opts.verbose:
         for r in results:
             if (r.cluster, r.app) not in rendered:

@@ -107,6 +107,10 @@ class InferenceService(ObjectConstruct):
         cpu: cpu cores per predictor pod (requests = limits). Default: ``"1"``.
         memory: memory per predictor pod (requests = limits). Default: ``"2Gi"``.
         gpus: GPUs per predictor pod (``cluster.gpu_resource``). Default: 0.
+        model_disk: ephemeral-storage of the model container (requests = limits) when the model is
+            downloaded (``storage_uri``; a ``model_volume`` is mounted, not copied): KServe's storage
+            initializer copies it into an emptyDir on the node's disk, counted against this limit
+            (policy rule ``ephemeral-storage``). Default: ``"20Gi"``.
         min_replicas: fewest predictor pods; 0 allows scale to zero (cold starts). Default: 1.
         max_replicas: most predictor pods. Default: 3.
         scale_metric: ``cpu``, ``memory``, ``concurrency`` or ``rps``. Default: KServe's default.
@@ -154,6 +158,7 @@ class InferenceService(ObjectConstruct):
         cpu: str = "1",
         memory: str = "2Gi",
         gpus: int = 0,
+        model_disk: str = "20Gi",
         min_replicas: int = 1,
         max_replicas: int = 3,
         scale_metric: ScaleMetric | None = None,
@@ -220,6 +225,10 @@ class InferenceService(ObjectConstruct):
             require_quantity(_KIND, "memory", memory, whole_bytes=True),
             {cluster.gpu_resource: gpu_count},
         )
+        if not self._storage_uri.startswith("pvc://"):
+            disk = require_quantity(_KIND, "model_disk", model_disk, whole_bytes=True).canonical()
+            for section in ("requests", "limits"):
+                model["resources"][section]["ephemeral-storage"] = disk
         model["securityContext"] = container_security_context()
         volumes, mounts = scratch_volumes(shm_size=None, tmp=True)
         model["volumeMounts"] = mounts

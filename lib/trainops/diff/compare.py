@@ -15,6 +15,12 @@ What reviewers must notice is flagged as :data:`Attention`:
   (:data:`IMMUTABLE_FIELDS`); the sync fails until the object is replaced;
 - ``protected``: any change to a cluster declared ``Cluster(protected=True)``;
 - ``moved``: an object moves between clusters.
+
+Files that differ between the sides but are not compared (binary, too large, symbolic links, not
+YAML a parser reads) are listed in :attr:`TreeDiff.skipped`, so a diff never reads "no changes"
+over a file it could not read. Field values holding a credential of either object (an env literal
+named like a password, a token detect-secrets recognises, a Secret's data:
+:func:`~trainops.credentials.document_secrets`) are shown as :data:`REDACTED` in every format.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any, Literal
 
 import yaml
 
+from trainops.credentials import document_secrets
 from trainops.kinds import RUN_ONCE, group_of
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION, run_of
 
@@ -107,17 +114,17 @@ class Snapshot:
     @property
     def name(self) -> str:
         """``metadata.name``."""
-        return str((self.obj.get("metadata") or {}).get("name", ""))
+        return str(_dict(self.obj.get("metadata")).get("name", ""))
 
     @property
     def spec_hash(self) -> str:
         """The ``trainops.dev/spec-hash`` annotation (``""`` when absent)."""
-        return str(((self.obj.get("metadata") or {}).get("annotations") or {}).get(SPEC_HASH_ANNOTATION, ""))
+        return str(_dict(_dict(self.obj.get("metadata")).get("annotations")).get(SPEC_HASH_ANNOTATION, ""))
 
     def identity(self, cluster: str | None = None) -> Identity:
         """This object's identity (in ``cluster`` instead of its own, when given)."""
-        meta = self.obj.get("metadata") or {}
-        base = (meta.get("labels") or {}).get(RUN_OF_LABEL) or run_of(self.obj) or self.name
+        meta = _dict(self.obj.get("metadata"))
+        base = _dict(meta.get("labels")).get(RUN_OF_LABEL) or run_of(self.obj) or self.name
         return Identity(
             cluster if cluster is not None else self.cluster,
             group_of(str(self.obj.get("apiVersion", ""))),
@@ -168,12 +175,24 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A file that differs between the trees but was not compared: its path, the side(s) it is on
+    (``base``, ``head`` or ``both``) and why (one line)."""
+
+    path: str
+    side: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class TreeDiff:
-    """The comparison of two trees: changes sorted by cluster, app, kind and name."""
+    """The comparison of two trees: changes sorted by cluster, app, kind and name, and the files
+    that differ but were not compared, sorted by path."""
 
     base: str
     head: str
     changes: tuple[Change, ...] = field(default_factory=tuple)
+    skipped: tuple[Skipped, ...] = field(default_factory=tuple)
 
     def count(self, change: ChangeKind) -> int:
         """How many changes are of kind ``change``."""
@@ -184,11 +203,14 @@ class TreeDiff:
         return [(c, kind, why) for c in self.changes for kind, why in c.attention]
 
 
-def parse_tree(texts: Mapping[str, str], prefix: str) -> dict[Identity, Snapshot]:
+def parse_tree(
+    texts: Mapping[str, str], prefix: str, unparsed: dict[str, str] | None = None
+) -> dict[Identity, Snapshot]:
     """Parse a tree (path → YAML text, paths under ``prefix``) into objects by identity.
 
-    Files that do not hold one Kubernetes object (empty, a list, not YAML) are skipped: they are
-    not synth output. A file holding several documents contributes each of them.
+    Files that do not hold one Kubernetes object (empty, a list) are skipped: they are not synth
+    output. A file holding several documents contributes each of them. A file that is not YAML
+    is skipped too, and recorded in ``unparsed`` (path → one-line reason) when given.
     """
     out: dict[Identity, Snapshot] = {}
     strip = prefix.rstrip("/") + "/"
@@ -199,10 +221,19 @@ def parse_tree(texts: Mapping[str, str], prefix: str) -> dict[Identity, Snapshot
         app = parts[1] if len(parts) > 2 else ""
         try:
             documents = list(yaml.load_all(texts[path], Loader=_Loader))
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError) as exc:
+            if unparsed is not None:
+                mark = getattr(exc, "problem_mark", None)
+                where = f" at line {mark.line + 1}" if mark is not None else ""
+                unparsed[path] = f"not YAML trainops diff can read{where}; not compared"
             continue
         for doc in documents:
-            if isinstance(doc, dict) and "kind" in doc and "apiVersion" in doc:
+            if (
+                isinstance(doc, dict)
+                and isinstance(doc.get("kind"), str)
+                and isinstance(doc.get("apiVersion"), str)
+                and isinstance(doc.get("metadata", {}), dict)
+            ):
                 snapshot = Snapshot(path, cluster, app, doc, texts[path])
                 out.setdefault(snapshot.identity(), snapshot)
     return out
@@ -273,7 +304,7 @@ def compare(
             )
     changes += [Change("added", i, s.app, None, s) for i, s in added.items()]
     changes += [Change("removed", i, s.app, s, None) for i, s in removed.items()]
-    flagged = [_with_attention(c, protected) for c in changes]
+    flagged = [_with_attention(_redacted(c), protected) for c in changes]
     flagged.sort(key=lambda c: (c.identity.cluster, c.app, *_order(c.identity)[1:]))
     return TreeDiff(base, head, tuple(flagged))
 
@@ -318,8 +349,10 @@ def render_path(parts: Iterable[str | int]) -> str:
     """``$.spec.containers[name=main].image`` from path parts; odd keys are quoted."""
     out = "$"
     for part in parts:
-        if isinstance(part, int) or part.startswith("name="):
+        if isinstance(part, int) or (isinstance(part, str) and part.startswith("name=")):
             out += f"[{part}]"
+        elif not isinstance(part, str):  # a YAML key that is not a string (null, a float...)
+            out += f"[{part!r}]"
         elif _PLAIN_KEY.fullmatch(part):
             out += f".{part}"
         else:
@@ -353,6 +386,48 @@ def _named(items: list[Any]) -> dict[str, Any] | None:
         return None
     named = {i["name"]: i for i in items}
     return named if len(named) == len(items) else None
+
+
+def _dict(value: Any) -> dict[Any, Any]:
+    """``value`` when it is a mapping, else ``{}`` (a hand-written file may hold anything)."""
+    return value if isinstance(value, dict) else {}
+
+
+REDACTED = "(redacted)"
+"""What a field value holding a credential shows instead."""
+
+
+def _redacted(change: Change) -> Change:
+    """``change`` with every field value that holds a credential of either object replaced."""
+    if not change.fields:
+        return change
+    secrets = tuple(
+        {
+            *(document_secrets(change.old.obj) if change.old is not None else ()),
+            *(document_secrets(change.new.obj) if change.new is not None else ()),
+        }
+    )
+    if not secrets:
+        return change
+    fields = tuple(
+        FieldChange(f.path, _hide(f.old, secrets), _hide(f.new, secrets), f.old_present, f.new_present)
+        for f in change.fields
+    )
+    return Change(
+        change.change, change.identity, change.app, change.old, change.new, fields, change.attention
+    )
+
+
+def _hide(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with each scalar that is or holds one of ``secrets`` replaced by :data:`REDACTED`."""
+    if isinstance(value, dict):
+        return {k: _hide(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_hide(v, secrets) for v in value]
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return value
+    text = str(value)
+    return REDACTED if any(secret in text for secret in secrets) else value
 
 
 def _is_run_once(identity: Identity) -> bool:

@@ -7,7 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from trainops.diff.compare import Change, FieldChange, TreeDiff
+from trainops.diff.compare import Change, FieldChange, Skipped, TreeDiff
+from trainops.yaml.load import one_line
 
 #: How each change kind reads in a heading.
 _VERB = {
@@ -24,11 +25,14 @@ _MAX_VALUE = 120
 
 
 def summary(diff: TreeDiff) -> str:
-    """One line: ``generated/ at BASE → HEAD: 1 new run, 2 changed, ...`` (or ``no changes``)."""
+    """One line: ``generated/ at BASE → HEAD: 1 new run, 2 changed, ...`` (or ``no changes``);
+    files that differ but were not compared count as ``N files not compared``."""
     parts = [f"{diff.count(k)} {_VERB[k]}" for k in _VERB if diff.count(k)]  # type: ignore[arg-type]
     flags = diff.attention()
     if flags:
         parts.append(f"{len(flags)} to review")
+    if diff.skipped:
+        parts.append(f"{len(diff.skipped)} {'file' if len(diff.skipped) == 1 else 'files'} not compared")
     return f"generated/ {diff.base} → {diff.head}: {', '.join(parts) if parts else 'no changes'}"
 
 
@@ -52,7 +56,7 @@ def value_text(value: Any, present: bool = True) -> str:
     """A field value on one line: JSON, shortened; ``(absent)`` when the field is not there."""
     if not present:
         return "(absent)"
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(_plain(value), sort_keys=True, ensure_ascii=False, default=str)
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
 
 
@@ -61,13 +65,22 @@ def field_line(item: FieldChange) -> str:
     return f"{item.path}: {value_text(item.old, item.old_present)} → {value_text(item.new, item.new_present)}"
 
 
+def skipped_line(item: Skipped) -> str:
+    """``generated/lab/x/model.bin (head): binary content (NUL byte at byte 0); not compared``."""
+    return f"{one_line(item.path)} ({item.side}): {item.reason}"
+
+
 def render_text(diff: TreeDiff) -> str:
-    """Text for a terminal: the summary, what to review, then each app's changes with field diffs."""
+    """Text for a terminal: the summary, what to review, the files not compared, then each app's
+    changes with field diffs."""
     lines = [summary(diff)]
     flags = diff.attention()
     if flags:
         lines.append("review:")
         lines += [f"  ! [{kind}] {c.identity.cluster}/{c.app}: {why}" for c, kind, why in flags]
+    if diff.skipped:
+        lines.append("not compared:")
+        lines += [f"  ? {skipped_line(item)}" for item in diff.skipped]
     for (cluster, app), changes in _by_app(diff).items():
         lines.append(f"{cluster}/{app}:")
         for change in changes:
@@ -85,6 +98,12 @@ def render_markdown(diff: TreeDiff) -> str:
         lines += ["**Review:**", ""]
         lines += [
             f"- :warning: **{kind}** `{c.identity.cluster}/{c.app}`: {_md(why)}" for c, kind, why in flags
+        ]
+        lines.append("")
+    if diff.skipped:
+        lines += ["**Not compared:**", ""]
+        lines += [
+            f"- :question: `{_cell(one_line(i.path))}` ({i.side}): {_md(i.reason)}" for i in diff.skipped
         ]
         lines.append("")
     for (cluster, app), changes in _by_app(diff).items():
@@ -133,8 +152,8 @@ def render_json(diff: TreeDiff) -> str:
                 "fields": [
                     {
                         "path": f.path,
-                        **({"old": f.old} if f.old_present else {}),
-                        **({"new": f.new} if f.new_present else {}),
+                        **({"old": _plain(f.old)} if f.old_present else {}),
+                        **({"new": _plain(f.new)} if f.new_present else {}),
                     }
                     for f in c.fields
                 ],
@@ -142,6 +161,7 @@ def render_json(diff: TreeDiff) -> str:
             }
             for c in diff.changes
         ],
+        "skipped": [{"path": i.path, "side": i.side, "reason": i.reason} for i in diff.skipped],
     }
     return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
 
@@ -152,6 +172,16 @@ DIFF_FORMATS: dict[str, Callable[[TreeDiff], str]] = {
     "markdown": render_markdown,
     "json": render_json,
 }
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every mapping key a string (YAML allows null, numbers and booleans as keys,
+    which JSON with sorted keys cannot hold)."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(k, default=str): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _by_app(diff: TreeDiff) -> dict[tuple[str, str], list[Change]]:

@@ -1,5 +1,11 @@
 """The ``generated/`` tree at two points: a git revision (read from git objects, no checkout) and
-the working tree (tracked or not), as repository-relative path → text.
+the working tree (tracked or not), as repository-relative path → text, plus the files that are not
+read, each with its reason and git blob id (so a side can tell whether the other holds the same).
+
+Not read (issue 27): a symbolic link (synth writes none; one may point at a kubeconfig outside the
+repository, so its target is never opened), a file over :data:`MAX_FILE_BYTES`, and binary content
+(a NUL byte, or bytes that are not UTF-8) in any file. Text files other than YAML (``lock.json``)
+are not compared and not reported.
 
 Git is run as a subprocess with ``--no-pager`` semantics and a fixed environment; revisions are
 resolved with ``git rev-parse --verify`` and blobs are read in one ``git cat-file --batch`` pass
@@ -9,14 +15,22 @@ resolved with ``git rev-parse --verify`` and blobs are read in one ``git cat-fil
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import stat
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from trainops.errors import UsageError
 
 #: Suffixes of files a generated tree holds that ``trainops diff`` compares.
 DIFF_SUFFIXES = (".yaml", ".yml")
+
+#: Largest file ``trainops diff`` reads (bytes): a bigger one is reported, not parsed.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: How much of a non-YAML file is read to tell text from binary.
+_SNIFF_BYTES = 8192
 
 _GIT_ENV = {"GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
 
@@ -98,45 +112,139 @@ def repo_root(start: Path) -> Path:
         ) from None
 
 
-def tree_at(root: Path, rev: str, prefix: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class Unread:
+    """A file under the generated root that is not read: why (one line), and its git blob id."""
+
+    reason: str
+    blob: str
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One side of a diff: YAML ``texts`` by repository-relative path, and ``unread`` files."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    unread: dict[str, Unread] = field(default_factory=dict)
+
+
+def content_problem(name: str, data: bytes, size: int) -> str | None:
+    """Why the content of file ``name`` (``data``: all of it, or its first bytes for a non-YAML
+    file; ``size``: its full size) is not read, or ``None``."""
+    if size > MAX_FILE_BYTES:
+        return f"{size} bytes, over the {MAX_FILE_BYTES} bytes trainops diff reads; not compared"
+    nul = data.find(b"\0")
+    if nul >= 0:
+        return f"binary content (NUL byte at byte {nul}); not compared"
+    if name.endswith(DIFF_SUFFIXES):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"not UTF-8 text at byte {exc.start}; not compared"
+    return None
+
+
+def blob_id(data: bytes) -> str:
+    """The git blob id of ``data`` (``git hash-object``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def tree_at(root: Path, rev: str, prefix: str) -> Tree:
     """Files under ``prefix`` (repository-relative, e.g. ``generated``) at commit ``rev``, read from
-    git objects: path → UTF-8 text. Only :data:`DIFF_SUFFIXES` files are returned."""
-    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", rev, "--", prefix.rstrip("/") + "/")
-    entries: list[tuple[str, str]] = []
+    git objects: YAML texts, and the files not read (symbolic links, files over
+    :data:`MAX_FILE_BYTES`, binary content); sizes come from ``git cat-file --batch-check`` first,
+    so a large blob is never loaded."""
+    listing = git(root, "ls-tree", "-r", "-z", "-l", "--full-tree", rev, "--", prefix.rstrip("/") + "/")
+    tree = Tree()
+    wanted: list[tuple[str, str, int]] = []
     for record in listing.split(b"\0"):
         if not record:
             continue
         meta, _, path = record.partition(b"\t")
-        _, kind, sha = meta.split(b" ")
-        name = path.decode("utf-8")
-        if kind == b"blob" and name.endswith(DIFF_SUFFIXES):
-            entries.append((name, sha.decode()))
-    if not entries:
-        return {}
-    batch = git(root, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in entries).encode())
-    texts: dict[str, str] = {}
+        mode, kind, sha, size_text = meta.split()
+        name = path.decode("utf-8", "replace")
+        if kind != b"blob" or any(part.startswith(".") for part in name.split("/")):
+            continue
+        if mode == b"120000":
+            tree.unread[name] = Unread("a symbolic link (synth writes none); not followed", sha.decode())
+            continue
+        size = int(size_text)
+        if size > MAX_FILE_BYTES:
+            tree.unread[name] = Unread(str(content_problem(name, b"", size)), sha.decode())
+            continue
+        wanted.append((name, sha.decode(), size))
+    if not wanted:
+        return tree
+    batch = git(root, "cat-file", "--batch", stdin="".join(f"{blob}\n" for _, blob, _ in wanted).encode())
     offset = 0
-    for name, _ in entries:
+    for name, blob, _ in wanted:
         header_end = batch.index(b"\n", offset)
         size = int(batch[offset:header_end].split(b" ")[2])
         start = header_end + 1
-        texts[name] = batch[start : start + size].decode("utf-8", "replace")
+        data = batch[start : start + size]
         offset = start + size + 1
-    return texts
+        problem = content_problem(name, data if name.endswith(DIFF_SUFFIXES) else data[:_SNIFF_BYTES], size)
+        if problem is not None:
+            tree.unread[name] = Unread(problem, blob)
+        elif name.endswith(DIFF_SUFFIXES):
+            tree.texts[name] = data.decode("utf-8")
+    return tree
 
 
-def working_tree(root: Path, prefix: str) -> dict[str, str]:
-    """Files under ``root/prefix`` on disk (tracked or not; hidden entries skipped): path → text."""
+def working_tree(root: Path, prefix: str) -> Tree:
+    """Files under ``root/prefix`` on disk (tracked or not; hidden entries skipped): YAML texts, and
+    the files not read. Symbolic links are reported, never followed (``os.walk`` does not enter
+    linked directories, and a linked file is not opened); sizes are checked before reading."""
     base = root / prefix
-    texts: dict[str, str] = {}
+    tree = Tree()
+    if base.is_symlink():
+        link = os.fsencode(os.readlink(base))
+        tree.unread[prefix] = Unread("a symbolic link (synth writes none); not followed", blob_id(link))
+        return tree
     if not base.is_dir():
-        return texts
-    for path in sorted(base.rglob("*")):
-        rel = path.relative_to(root)
-        if (
-            path.is_file()
-            and path.name.endswith(DIFF_SUFFIXES)
-            and not any(p.startswith(".") for p in rel.parts)
-        ):
-            texts[rel.as_posix()] = path.read_text(encoding="utf-8", errors="replace")
-    return texts
+        return tree
+    for directory, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        here = Path(directory)
+        linked = [d for d in dirs if (here / d).is_symlink()]
+        dirs[:] = [d for d in dirs if d not in linked]
+        for name in sorted([*files, *linked]):
+            if name.startswith("."):
+                continue
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            try:
+                info = path.lstat()
+                if stat.S_ISLNK(info.st_mode):
+                    target = os.readlink(path)
+                    tree.unread[rel] = Unread(
+                        "a symbolic link (synth writes none); not followed", blob_id(os.fsencode(target))
+                    )
+                    continue
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                yaml_file = name.endswith(DIFF_SUFFIXES)
+                if info.st_size > MAX_FILE_BYTES:
+                    tree.unread[rel] = Unread(str(content_problem(name, b"", info.st_size)), _hash_file(path))
+                    continue
+                with path.open("rb") as handle:
+                    data = handle.read(MAX_FILE_BYTES + 1 if yaml_file else _SNIFF_BYTES)
+            except OSError as exc:
+                tree.unread[rel] = Unread(f"cannot be read ({exc.strerror or exc}); not compared", "")
+                continue
+            problem = content_problem(name, data, max(len(data), info.st_size))
+            if problem is not None:
+                tree.unread[rel] = Unread(problem, _hash_file(path) if not yaml_file else blob_id(data))
+            elif yaml_file:
+                tree.texts[rel] = data.decode("utf-8")
+    return tree
+
+
+def _hash_file(path: Path) -> str:
+    """The git blob id of a regular file, read in blocks (any size, constant memory)."""
+    size = path.stat().st_size
+    digest = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

@@ -23,11 +23,15 @@ Pod templates: with ``pods=True`` two variables come first, generated per kind g
 expression reaches every pod spec of a Deployment, Job, CronJob, each Kubeflow replica spec,
 JobSet, Trainer runtime, TrainJob patch, KServe component or Katib trial template:
 
-* ``variables.podSpecs``: a list of ``{'path': '$.spec.template.spec', 'spec': <PodSpec>, 'templated': bool}``
-  (``templated``: inside a Katib trial template, where ``${trialParameters.x}`` placeholders stand);
+* ``variables.podSpecs``: a list of ``{'path': '$.spec.template.spec', 'spec': <PodSpec>, 'templated': bool,
+  'partial': bool, 'extra': [{'path': ..., 'value': <Container>}]}`` (``templated``: inside a Katib
+  trial template, where ``${trialParameters.x}`` placeholders stand; ``partial``: a patch of a pod spec
+  defined elsewhere, whose missing fields are not missing; ``extra``: containers of the site's slots,
+  e.g. KServe ``predictor.model``, :class:`trainops.kinds.SpecSite`);
 * ``variables.containers``: a list of ``{'path': '<pod path>.containers[0]', 'field': 'containers',
-  'name': <container name>, 'value': <Container>, 'templated': bool}`` over init, regular and
-  ephemeral containers of every pod spec, in the order of :func:`trainops.policy.pods.containers`.
+  'name': <container name>, 'value': <Container>, 'templated': bool, 'partial': bool}`` over init,
+  regular and ephemeral containers of every pod spec, then its slots' containers (as ``containers``),
+  in the order of :func:`trainops.policy.pods.containers`.
 
 Offline, both are computed in Python (:func:`native_pod_specs`, :func:`native_containers`, the same
 values as their CEL, which exported policies carry) unless the object does not convert into CEL
@@ -53,8 +57,12 @@ from trainops.kinds import (
     EMBEDDED_OBJECTS,
     POD_SPEC_SITES,
     POD_TEMPLATE_SITES,
+    TRIAL_KINDS,
+    WRAPPABLE_KINDS,
+    WRAPPED_OBJECTS,
     GroupKind,
     group_kind,
+    slot_name,
     walk,
 )
 from trainops.policy.admission import (
@@ -75,6 +83,8 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 POD_SPECS = "podSpecs"
 CONTAINERS = "containers"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+#: One CEL string literal (a compound path expression such as ``'$.a[' + string(i0) + ']'`` is not).
+_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'")
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,7 @@ def _concat(pieces: list[str]) -> str:
     """CEL string concatenation of ``pieces`` (literals as ``'...'``), adjacent literals merged."""
     merged: list[str] = []
     for piece in pieces:
-        if merged and piece.startswith("'") and merged[-1].startswith("'") and not piece.startswith("'['"):
+        if merged and _LITERAL.fullmatch(piece) and _LITERAL.fullmatch(merged[-1]) and piece != "'['":
             merged[-1] = _lit(_unlit(merged[-1]) + _unlit(piece))
         else:
             merged.append(piece)
@@ -167,15 +177,70 @@ def _walk(expr: str, path: list[str], steps: tuple[str, ...], depth: int, leaf: 
     return f"({' && '.join(tests)} ? {_walk(expr, path, steps, depth, leaf)} : [])"
 
 
-def _pod_leaf(templated: bool) -> Leaf:
+#: Depth of the variables of a slot walk below a pod spec (above any site walk's).
+_SLOT_DEPTH = 20
+
+
+def _slot_leaf(name: str) -> Leaf:
+    """Leaf of a single-container slot; ``name`` is what an unnamed one goes by (:func:`trainops.kinds.slot_name`)."""
+    return lambda expr, path: f"[{{'path': dyn({path}), 'value': dyn({expr}), 'name': dyn({_lit(name)})}}]"
+
+
+def _list_leaf(name: str) -> Leaf:
+    """Leaf of a list slot (``(..., name, "[]")``): the list itself, expanded by
+    :data:`CONTAINERS_EXPRESSION` (expanding it here would nest too deep inside Katib trial specs)."""
+
+    def leaf(expr: str, path: str) -> str:
+        field = f"{expr}.{name}"
+        return (
+            f"(has({field}) && type({field}) == list ? "
+            f"[{{'path': dyn({_concat([path, _field_piece(name)])}), 'value': dyn({field}), 'name': dyn('?')}}] : [])"
+        )
+
+    return leaf
+
+
+def _slot_walk(expr: str, path: str, slot: tuple[str, ...], name: str) -> str:
+    """CEL list of the ``extra`` entries of one slot below the pod spec at ``expr`` (``name``: of an
+    unnamed single container)."""
+    if slot and slot[-1] == EACH_ITEM:
+        return _walk(expr, [path], slot[:-2], _SLOT_DEPTH, _list_leaf(slot[-2]))
+    return _walk(expr, [path], slot, _SLOT_DEPTH, _slot_leaf(name))
+
+
+def _pod_leaf(
+    templated: bool,
+    partial: bool = False,
+    slots: tuple[tuple[str, ...], ...] = (),
+    site: tuple[str, ...] = (),
+) -> Leaf:
     flag = "true" if templated else "false"
-    return lambda expr, path: f"[{{'path': dyn({path}), 'spec': dyn({expr}), 'templated': dyn({flag})}}]"
+    patch = "true" if partial else "false"
+
+    def leaf(expr: str, path: str) -> str:
+        walks = [_slot_walk(expr, path, slot, slot_name((*site, *slot))) for slot in slots]
+        extra = f"[{', '.join(walks)}].flatten()" if walks else "[]"  # a list: '+' chains nest deep
+        return (
+            f"[{{'path': dyn({path}), 'spec': dyn({expr}), 'templated': dyn({flag}), "
+            f"'partial': dyn({patch}), 'extra': dyn({extra})}}]"
+        )
+
+    return leaf
 
 
-def _site_paths(key: GroupKind) -> list[tuple[str, ...]]:
-    """Paths of the pod specs of a kind (template sites end in ``spec``), as :func:`trainops.kinds.pod_templates`."""
-    paths = [(*site.path, "spec") for site in POD_TEMPLATE_SITES.get(key, ())]
-    return paths + list(POD_SPEC_SITES.get(key, ()))
+@dataclass(frozen=True)
+class _Site:
+    """A pod spec location of a kind for the CEL walks: path, patch flag, container slots."""
+
+    path: tuple[str, ...]
+    partial: bool = False
+    slots: tuple[tuple[str, ...], ...] = ()
+
+
+def _sites(key: GroupKind) -> list[_Site]:
+    """The pod spec locations of a kind (template sites end in ``spec``), as :func:`trainops.kinds.pod_templates`."""
+    sites = [_Site((*site.path, "spec")) for site in POD_TEMPLATE_SITES.get(key, ())]
+    return sites + [_Site(s.spec_path, s.partial, s.slots) for s in POD_SPEC_SITES.get(key, ())]
 
 
 def _kind_test(var: str, key: GroupKind) -> str:
@@ -186,14 +251,26 @@ def _kind_test(var: str, key: GroupKind) -> str:
     return f"(has({var}.kind) && has({var}.apiVersion) && {var}.kind == {_lit(kind)} && {version})"
 
 
-def _embedded_leaf(depth: int) -> Leaf:
-    """Leaf of an embedded object path (Katib ``trialSpec``): dispatch on the embedded object's kind."""
+def _embedded_leaf(depth: int, templated: bool = True) -> Leaf:
+    """Leaf of an embedded object path (Katib ``trialSpec``, ``templated``; AppWrapper components,
+    not): dispatch on the embedded object's kind."""
 
     def leaf(expr: str, path: str) -> str:
         branches = []
         for key in sorted(set(POD_TEMPLATE_SITES) | set(POD_SPEC_SITES)):
-            sites = [_walk(expr, [path], site, depth + 1, _pod_leaf(True)) for site in _site_paths(key)]
-            branches.append(f"({_kind_test(expr, key)} ? {' + '.join(sites)} : [])")
+            if key not in (TRIAL_KINDS if templated else WRAPPABLE_KINDS):
+                continue
+            sites = [
+                _walk(
+                    expr,
+                    [path],
+                    site.path,
+                    depth + 1,
+                    _pod_leaf(templated, site.partial, site.slots, site.path),
+                )
+                for site in _sites(key)
+            ]
+            branches.append(f"({_kind_test(expr, key)} ? [{', '.join(sites)}].flatten() : [])")
         return f"[{', '.join(branches)}].flatten()"
 
     return leaf
@@ -201,20 +278,33 @@ def _embedded_leaf(depth: int) -> Leaf:
 
 def pod_specs_expression(key: GroupKind) -> str:
     """The CEL of ``variables.podSpecs`` for objects of kind ``key`` (``[]`` for kinds without pods)."""
-    parts = [_walk("object", ["'$'"], path, 0, _pod_leaf(False)) for path in _site_paths(key)]
+    parts = [
+        _walk("object", ["'$'"], site.path, 0, _pod_leaf(False, site.partial, site.slots, site.path))
+        for site in _sites(key)
+    ]
     for path in EMBEDDED_OBJECTS.get(key, ()):
         parts.append(_walk("object", ["'$'"], path, 0, _embedded_leaf(len(path))))
+    for path in WRAPPED_OBJECTS.get(key, ()):
+        parts.append(_walk("object", ["'$'"], path, 0, _embedded_leaf(len(path), templated=False)))
     return " + ".join(parts) if parts else "[]"
 
 
-#: The CEL of ``variables.containers`` (over ``variables.podSpecs``).
+#: The CEL of ``variables.containers`` (over ``variables.podSpecs``): per pod spec, its container
+#: lists, then the containers of its slots (``extra``) as ``containers``.
 CONTAINERS_EXPRESSION = (
     "variables.podSpecs.map(p, ["
     + ", ".join(_lit(f) for f in CONTAINER_FIELDS)
     + "].map(f, type(p.spec[?f].orValue([])) == list ? p.spec[?f].orValue([]).transformList(i, c, type(c) == map ? [{"
     "'path': dyn(p.path + '.' + f + '[' + string(i) + ']'), 'field': dyn(f), "
-    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated)}] : []).flatten() : []))"
-    ".flatten().flatten()"
+    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated), "
+    "'partial': dyn(p.partial)}] : []).flatten() : []).flatten()"
+    " + p.extra.map(e, type(e.value) == list ? e.value.transformList(i, c, type(c) == map ? [{"
+    "'path': dyn(e.path + '[' + string(i) + ']'), 'field': dyn('containers'), "
+    "'name': dyn(c.?name.orValue('?')), 'value': dyn(c), 'templated': dyn(p.templated), "
+    "'partial': dyn(p.partial)}] : []).flatten() : [{'path': dyn(e.path), 'field': dyn('containers'), "
+    "'name': dyn(e.value.?name.orValue(e.name)), 'value': dyn(e.value), 'templated': dyn(p.templated), "
+    "'partial': dyn(p.partial)}]).flatten())"
+    ".flatten()"
 )
 
 
@@ -244,17 +334,28 @@ def native_pod_specs(key: GroupKind) -> Callable[[Any, Mapping[str, Any]], Any] 
     """``variables.podSpecs`` of :func:`pod_specs_expression` in Python, for objects of kind ``key``
     (``None`` for kinds embedding objects, Katib's: those keep the CEL). The function returns
     :data:`~trainops.policy.admission.NOT_NATIVE` for an object that does not convert exactly."""
-    if key in EMBEDDED_OBJECTS:
+    if key in EMBEDDED_OBJECTS or key in WRAPPED_OBJECTS:
         return None
-    paths = tuple(_site_paths(key))
+    sites = tuple(_sites(key))
 
     def pod_specs(value: Any, variables: Mapping[str, Any]) -> Any:
         if not cel_exact(value):
             return NOT_NATIVE
         return [
-            {"path": _cel_path(parts), "spec": node, "templated": False}
-            for steps in paths
-            for node, parts in walk(value, steps)
+            {
+                "path": _cel_path(parts),
+                "spec": node,
+                "templated": False,
+                "partial": site.partial,
+                "extra": [
+                    {"path": _cel_path(found), "value": item, "name": slot_name((*site.path, *slot))}
+                    for slot in site.slots
+                    for item, found in walk(node, slot[:-1] if slot[-1:] == (EACH_ITEM,) else slot, parts)
+                    if type(item) is (list if slot[-1:] == (EACH_ITEM,) else dict)
+                ],
+            }
+            for site in sites
+            for node, parts in walk(value, site.path)
             if type(node) is dict  # _pod_leaf: only a map is a pod spec
         ]
 
@@ -295,8 +396,27 @@ def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
                             "name": name,
                             "value": item,
                             "templated": pod["templated"],
+                            "partial": pod["partial"],
                         }
                     )
+        for extra in pod["extra"]:
+            value = extra["value"]
+            items = (
+                [(f"{extra['path']}[{i}]", item) for i, item in enumerate(value) if type(item) is dict]
+                if type(value) is list
+                else [(extra["path"], value)]
+            )
+            for where, item in items:
+                found.append(
+                    {
+                        "path": where,
+                        "field": "containers",
+                        "name": item.get("name", extra["name"]),
+                        "value": item,
+                        "templated": pod["templated"],
+                        "partial": pod["partial"],
+                    }
+                )
     return found
 
 
@@ -306,7 +426,10 @@ def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind,
     kind in :data:`~trainops.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
     by_expression: dict[str, list[GroupKind]] = {}
     order = {
-        key: index for index, key in enumerate([*POD_TEMPLATE_SITES, *POD_SPEC_SITES, *EMBEDDED_OBJECTS])
+        key: index
+        for index, key in enumerate(
+            [*POD_TEMPLATE_SITES, *POD_SPEC_SITES, *EMBEDDED_OBJECTS, *WRAPPED_OBJECTS]
+        )
     }
     for key in sorted(kinds, key=lambda k: (order.get(k, len(order)), k)):
         by_expression.setdefault(pod_specs_expression(key), []).append(key)

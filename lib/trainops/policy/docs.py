@@ -28,6 +28,8 @@ object) or `check_all(conf, objects, ctx)` (the whole rendered set of a cluster,
 with its level and options; a repository config (`policies/config.yaml`, `extends: default`)
 overrides them. An object waives a rule with the annotation
 `trainops.dev/waive-<rule-id>: "<reason>"`; an empty reason is itself a finding (rule `waiver`).
+`COVERAGE.md` (hand-written, beside this file) maps every check that kube-linter, Checkov, Polaris,
+kube-score and Kyverno share to the rule that covers it, or says why none does.
 
 `deprecated-api` (removed or deprecated apiVersions for the target) is a validation rule, run by
 `trainops validate` (see `trainops explain deprecated-api`); LocalQueue references are checked by

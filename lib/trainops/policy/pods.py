@@ -19,16 +19,21 @@ from trainops.kinds import (
     POD_TEMPLATE_SITES,
     REPLICA_SPECS_FIELD,
     TRAINING_JOBS,
+    WRAPPED_OBJECTS,
     GroupKind,
     Parts,
     PodSite,
+    slot_name,
 )
 from trainops.kinds import pod_templates as _pod_templates
 from trainops.quantity import QuantityError, parse_quantity
 
 #: Every kind with a pod spec somewhere (the ``KINDS`` of pod-level rules).
 POD_KINDS: Final[frozenset[GroupKind]] = (
-    frozenset(POD_TEMPLATE_SITES) | frozenset(POD_SPEC_SITES) | frozenset(EMBEDDED_OBJECTS)
+    frozenset(POD_TEMPLATE_SITES)
+    | frozenset(POD_SPEC_SITES)
+    | frozenset(EMBEDDED_OBJECTS)
+    | frozenset(WRAPPED_OBJECTS)
 )
 #: Owners of training pods: training jobs and Trainer runtimes (Katib trial pods are ``templated``).
 TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
@@ -43,26 +48,35 @@ class Container:
 
     Args:
         site: the pod spec it belongs to.
-        field: ``containers``, ``initContainers`` or ``ephemeralContainers``.
-        index: position in that list.
+        field: ``containers``, ``initContainers`` or ``ephemeralContainers`` (a container of a
+            :attr:`~trainops.kinds.SpecSite.slots` field, e.g. KServe ``predictor.model``, counts
+            as ``containers``).
+        index: position in that list (``-1`` for a slot's container).
         spec: the container mapping.
+        slot: for a slot's container, its path below the pod spec (e.g. ``("model",)``), else ``None``.
     """
 
     site: PodSite
     field: str
     index: int
     spec: dict[str, Any]
+    slot: Parts | None = None
 
     @property
     def parts(self) -> Parts:
         """Path of the container."""
+        if self.slot is not None:
+            return (*self.site.parts, *self.slot)
         return (*self.site.parts, self.field, self.index)
 
     @property
     def name(self) -> str:
-        """The container's name (``"?"`` when missing)."""
+        """The container's name; when missing, a single slot container's field (``trainer``,
+        ``model``: :func:`trainops.kinds.slot_name`), else ``"?"``."""
         name = self.spec.get("name")
-        return name if isinstance(name, str) else "?"
+        if isinstance(name, str):
+            return name
+        return slot_name(self.parts) if self.slot is not None else "?"
 
     def at(self, *parts: str | int) -> Parts:
         """Path of a field below the container."""
@@ -102,7 +116,8 @@ def hold(obj: dict[str, Any] | None) -> None:
 
 
 def containers(site: PodSite, *, ephemeral: bool = True) -> Iterator[Container]:
-    """The containers of a pod spec: init, regular, then ephemeral (unless ``ephemeral=False``)."""
+    """The containers of a pod spec: init, regular, then ephemeral (unless ``ephemeral=False``),
+    then those of its slots (:attr:`trainops.kinds.PodSite.extra`, as ``containers``)."""
     for field_name in CONTAINER_FIELDS:
         if field_name == "ephemeralContainers" and not ephemeral:
             continue
@@ -111,6 +126,8 @@ def containers(site: PodSite, *, ephemeral: bool = True) -> Iterator[Container]:
             for index, item in enumerate(items):
                 if isinstance(item, dict):
                     yield Container(site, field_name, index, item)
+    for slot, item in site.extra:
+        yield Container(site, "containers", -1, item, slot)
 
 
 def all_containers(obj: dict[str, Any], *, ephemeral: bool = True) -> Iterator[Container]:
@@ -310,3 +327,20 @@ def as_dict(value: Any) -> dict[str, Any]:
 def as_str(value: Any) -> str | None:
     """``value`` when it is a string, else ``None`` (for names used as keys)."""
     return value if isinstance(value, str) else None
+
+
+def pod_annotations(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
+    """The annotations of a pod spec's pod: a Pod's ``metadata.annotations``, a template's
+    ``metadata.annotations`` beside its ``spec``; ``{}`` when none (or the site is no template)."""
+    if not site.parts or site.parts[-1] != "spec":
+        return {}
+    value = dig(obj, *site.parts[:-1], "metadata", "annotations") if site.parts[:-1] else None
+    if not site.parts[:-1]:
+        value = annotations_of(obj)
+    return value if isinstance(value, dict) else {}
+
+
+def user_namespace(site: PodSite) -> bool:
+    """Whether the pod runs in a user namespace (``hostUsers: false``), where Pod Security relaxes
+    runAsNonRoot, runAsUser and baseline procMount (pod-security-admission ``relaxPolicyForUserNamespacePod``)."""
+    return site.spec.get("hostUsers") is False

@@ -47,8 +47,8 @@ def output_lock(
         notify: told once, in one line, when the lock is held by another process and this one waits.
 
     Raises:
-        UsageError: the lock is still held after ``timeout`` seconds, or ``TRAINOPS_LOCK_TIMEOUT``
-            is not a number.
+        UsageError: the lock is still held after ``timeout`` seconds, ``TRAINOPS_LOCK_TIMEOUT``
+            is not a number, or the lock file cannot be created (a read-only checkout).
     """
     if timeout is None:
         raw = os.environ.get(TIMEOUT_ENV)
@@ -57,9 +57,9 @@ def output_lock(
         except ValueError:
             raise UsageError(f"{TIMEOUT_ENV}={raw!r}: expected seconds, e.g. 600") from None
     path = lock_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire(blocking=False)
     except Timeout:
         notify(
@@ -72,6 +72,10 @@ def output_lock(
                 f"{out}/ is still being written by another trainops synth after {timeout:.0f} s ({path}); "
                 "wait for it to finish or stop it"
             ) from None
+    except OSError as exc:  # after Timeout, which is one (a read-only checkout cannot hold the file)
+        raise UsageError(
+            f"cannot create the lock file {path}: {exc.strerror or exc}; {out}/ was not written"
+        ) from None
     try:
         yield path
     finally:

@@ -24,7 +24,7 @@ from trainops.errors import UsageError
 from trainops.project import Project
 from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.normalise import file_name, normalise
-from trainops.user_code import app_error, apps_dir_of
+from trainops.user_code import app_error, apps_dir_of, user_output
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -91,14 +91,15 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
             (:func:`~trainops.synth.normalise.file_name`).
     """
     try:
-        manifests = None if _THROUGH_CDK8S else _recorded(app_def, cluster)
-        if manifests is None:
-            run_checks()  # forget checks of an earlier, failed build
-            _, chart = build_chart(app_def, cluster)
-            problems = run_checks()
-            if problems:
-                raise ValueError(problems[0])
-            manifests = list(chart.to_json())
+        with user_output():
+            manifests = None if _THROUGH_CDK8S else _recorded(app_def, cluster)
+            if manifests is None:
+                run_checks()  # forget checks of an earlier, failed build
+                _, chart = build_chart(app_def, cluster)
+                problems = run_checks()
+                if problems:
+                    raise ValueError(problems[0])
+                manifests = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
     except (KeyboardInterrupt, UsageError):
         raise

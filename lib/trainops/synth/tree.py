@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from trainops.atomic import atomic_write, normalise_modes, staged_directories
+from trainops.atomic import atomic_write, normalise_modes, remove_leftovers, staged_directories
 from trainops.errors import UsageError
 from trainops.synth.lockfile import lock_file
 from trainops.synth.render import AppResult
@@ -49,13 +49,18 @@ def write_tree(
     the staging directory (one system call instead of a temporary file, a write and a rename; no file
     is ever changed in place, so sharing its inode is safe), or are written when linking fails.
 
+    Directories a killed earlier write left beside a cluster's (``.<cluster>.old.<random>``) are
+    removed first (:func:`~trainops.atomic.remove_leftovers`).
+
     Raises:
         UsageError: a cluster name or a path in ``tree`` is not a plain relative path inside ``out``.
+        OSError: ``out`` cannot be written (read-only, full); ``out`` is then as it was.
     """
     root = out.resolve()
     names = sorted(set(clusters))
     for cluster in names:
         _check_relative(out, cluster)
+        remove_leftovers(root / cluster)  # of a synth killed while it swapped (issue 27)
     with staged_directories([root / cluster for cluster in names]) as stagings:
         for cluster, staging in zip(names, stagings, strict=True):
             base = staging.resolve()

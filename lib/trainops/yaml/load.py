@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trainops.credentials import document_secrets, json_may_hold_credential, redact, secret_like_anywhere
 from trainops.errors import UsageError
 from trainops.findings import Finding, Issue, json_path
 from trainops.rules import RuleInfo, register
@@ -142,6 +143,21 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def _secrets_of(document: Document, data: Any) -> tuple[str, ...]:
+    """The document's literal credentials (:func:`~trainops.credentials.document_secrets`), which no
+    message may quote; the walk is skipped when the document's JSON text (on the fast path) shows
+    none can be there."""
+    text = document.json
+    if (
+        text is not None
+        and '"Secret"' not in text
+        and not json_may_hold_credential(text)
+        and not secret_like_anywhere(text)
+    ):
+        return ()
+    return document_secrets(data)
+
+
 def locate_issues(
     document: Document,
     issues: Sequence[Issue],
@@ -176,13 +192,14 @@ def locate_issues(
     namespace = one_line(namespace) if isinstance(namespace, str) else None
     name = one_line(name) if isinstance(name, str) else None
     findings = []
+    secrets = _secrets_of(document, data)
     for issue in unique:
         line, column = document.locate(issue.parts)
         findings.append(
             Finding(
                 rule=issue.rule,
                 level=issue.level,
-                message=one_line(issue.message),
+                message=redact(one_line(issue.message), secrets),
                 file=file,
                 line=line,
                 column=column,

@@ -1,4 +1,6 @@
-"""Restartable or elastic training jobs mount a writable PVC in the training container for checkpoints.
+"""Restartable or elastic training jobs keep checkpoints beyond the pod: a writable PVC mounted in the
+training container, or an object-store location (``s3://``, ``gs://``...) given to it as the
+checkpoint directory.
 
 Why: a job that restarts (restartPolicy OnFailure/ExitCode, a backoffLimit, elastic scaling) resumes
 from its last checkpoint only if the checkpoint outlived the pod; on an emptyDir or the container
@@ -41,13 +43,14 @@ FAIL:
             spec:
               containers: [{name: pytorch, image: registry.example.com/train:1.0}]
 
-Remediation: Mount a PersistentVolumeClaim read-write in the training container and write checkpoints there.
+Remediation: Mount a PersistentVolumeClaim read-write in the training container and write checkpoints there, or pass an object-store checkpoint location (e.g. --checkpoint-dir=s3://bucket/run).
 
 Source: https://pytorch.org/docs/stable/elastic/train_script.html
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -65,10 +68,41 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 _RESTARTING = ("OnFailure", "ExitCode", "Always")
+#: URI schemes of object stores (S3 and compatibles, GCS, Azure Blob/ADLS, HDFS).
+OBJECT_STORES = ("s3://", "s3a://", "gs://", "gcs://", "az://", "abfs://", "abfss://", "wasbs://", "hdfs://")
+#: Words naming where a trainer writes its checkpoints, in a flag or a variable name.
+_CHECKPOINT_WORDS = re.compile(r"checkpoint|ckpt|save|output", re.IGNORECASE)
+
+
+def object_store_checkpoints(container: dict[str, Any]) -> bool:
+    """Whether the container is told to write checkpoints to an object store: an argument
+    ``--checkpoint-dir=s3://...`` (or the URI after such a flag), or a variable such as
+    ``CHECKPOINT_DIR=gs://...``; the flag or variable name must mention checkpoint, ckpt, save or
+    output (a dataset URI is no checkpoint)."""
+    words: list[str] = []
+    for field in ("command", "args"):
+        items = container.get(field)
+        words += [w for w in (items if isinstance(items, list) else []) if isinstance(w, str)]
+    for previous, word in zip(["", *words], words, strict=False):
+        flag, equals, value = word.partition("=")
+        if equals and value.startswith(OBJECT_STORES) and _CHECKPOINT_WORDS.search(flag):
+            return True
+        if word.startswith(OBJECT_STORES) and previous.startswith("-") and _CHECKPOINT_WORDS.search(previous):
+            return True
+    env = container.get("env")
+    return any(
+        isinstance(item, dict)
+        and isinstance(item.get("name"), str)
+        and _CHECKPOINT_WORDS.search(item["name"])
+        and isinstance(item.get("value"), str)
+        and item["value"].startswith(OBJECT_STORES)
+        for item in (env if isinstance(env, list) else [])
+    )
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Each restartable replica (MPI launchers excepted) whose training container mounts no writable PVC."""
+    """Each restartable replica (MPI launchers excepted) whose training container mounts no writable
+    PVC and is given no object-store checkpoint location."""
     kind = str(obj.get("kind"))
     elastic = isinstance(dig(obj, "spec", "elasticPolicy"), dict)
     backoff = dig(obj, "spec", "runPolicy", "backoffLimit")
@@ -95,9 +129,9 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             for m in (mounts if isinstance(mounts, list) else [])
             if isinstance(m, dict) and as_str(m.get("name")) in claims and not m.get("readOnly")
         ]
-        if not writable:
+        if not writable and not object_store_checkpoints(found[1]):
             yield Issue(
                 (*replica.parts, "template", "spec", "containers", found[0]),
-                f'{replica.type} container "{found[1].get("name")}" of a restartable job mounts no writable PVC for checkpoints',
+                f'{replica.type} container "{found[1].get("name")}" of a restartable job mounts no writable PVC and names no object store for checkpoints',
                 ID,
             )

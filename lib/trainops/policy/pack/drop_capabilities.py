@@ -7,7 +7,9 @@ memory, so it is allowed for containers that request an RDMA resource of the clu
 Options: ``allowed``: capabilities any container may add. ``rdma-allowed``: capabilities allowed
 only in containers requesting an RDMA resource (the cluster's ``rdma_resource``).
 
-Default: enabled, level error, ``allowed: [NET_BIND_SERVICE]``, ``rdma-allowed: [IPC_LOCK]``.
+Default: enabled, level error, ``allowed: [NET_BIND_SERVICE]``, ``rdma-allowed: [IPC_LOCK]``. A
+finding's keyword names the Pod Security check it fails: ``capabilities_baseline`` (a capability
+outside the runtime's default set) or ``capabilities_restricted``.
 
 PASS:
 
@@ -35,13 +37,13 @@ FAIL:
 
 Remediation: Set securityContext.capabilities.drop to [ALL] and add only capabilities on the allow-list.
 
-Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
+Source: k8s.io/pod-security-admission policy/check_capabilities_baseline.go and check_capabilities_restricted.go; https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Final
 
 from trainops.findings import Issue, Level
 from trainops.policy.pods import POD_KINDS, all_containers, resource
@@ -59,6 +61,27 @@ DEFAULT: dict[str, Any] = {"allowed": ["NET_BIND_SERVICE"], "rdma-allowed": ["IP
 RULE = register(describe(ID, LEVEL, __doc__))
 
 
+#: Capabilities Pod Security "baseline" lets a container add (``capabilities_allowed_1_0``): adding
+#: another fails baseline, adding one of these (but NET_BIND_SERVICE) fails restricted only.
+BASELINE_DEFAULT: Final = frozenset(
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
+)
+
+
 def _name(value: Any) -> str:
     text = str(value).upper()
     return text[4:] if text.startswith("CAP_") else text
@@ -68,11 +91,14 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     """Per container: ALL in drop; every added capability allowed (RDMA ones with an RDMA resource)."""
     for container in all_containers(obj, ephemeral=False):
         drop = container.get("securityContext", "capabilities", "drop")
-        if not isinstance(drop, list) or "ALL" not in [_name(d) for d in drop]:
+        if container.site.partial and drop is None:
+            pass  # a patch: the pod spec it completes drops them
+        elif not isinstance(drop, list) or "ALL" not in [_name(d) for d in drop]:
             yield Issue(
                 container.at("securityContext", "capabilities", "drop"),
                 f'container "{container.name}" does not drop ALL capabilities',
                 ID,
+                "capabilities_restricted",
             )
         rdma = any(
             resource(container, section, name)
@@ -95,4 +121,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
                     f'container "{container.name}" adds capability {capability}{hint} '
                     f"(allowed: {', '.join(sorted(allowed)) or 'none'})",
                     ID,
+                    "capabilities_restricted"
+                    if str(capability) in BASELINE_DEFAULT
+                    else "capabilities_baseline",
                 )

@@ -55,20 +55,38 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 
+#: Domains of GPU vendors' device plugins (NVIDIA, AMD, Intel): a GPU-like name there that the cluster
+#: does not expose is a typo or the wrong vendor. Other names with "gpu" in them (a DRA extended
+#: resource such as ``example.com/gpu``, a site's own device plugin) are the cluster's business.
+GPU_VENDOR_DOMAINS = ("nvidia.com", "amd.com", "gpu.intel.com")
+
+
+def vendor_gpu(name: str) -> bool:
+    """Whether ``name`` is a GPU resource of a known vendor's domain (``nvidia.com/gpus``, ``amd.com/gpu``)."""
+    domain, slash, rest = name.partition("/")
+    return (
+        bool(slash) and domain in GPU_VENDOR_DOMAINS and ("gpu" in rest.lower() or domain == "gpu.intel.com")
+    )
+
+
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Per container: GPU-like resource names the cluster lacks; GPU requests without or unequal to limits."""
+    """Per container: vendor GPU resource names the cluster lacks (once per name, at its limit if
+    set); GPU requests without or unequal to limits."""
     gpus = ctx.facts.gpu_resources
     for container in all_containers(obj):
-        for section in ("requests", "limits"):
+        named: dict[str, str] = {}  # resource name → the section it is reported in (limits first)
+        for section in ("limits", "requests"):
             values = container.get("resources", section)
             for name in values if isinstance(values, dict) else {}:
-                if "gpu" in str(name).lower() and name not in gpus:
-                    yield Issue(
-                        container.at("resources", section, name),
-                        f'container "{container.name}" asks for {name}, which is not a GPU resource of the '
-                        f"cluster ({', '.join(gpus)})",
-                        ID,
-                    )
+                if isinstance(name, str) and vendor_gpu(name) and name not in gpus:
+                    named.setdefault(name, section)
+        for name, section in named.items():
+            yield Issue(
+                container.at("resources", section, name),
+                f'container "{container.name}" asks for {name}, which is not a GPU resource of the '
+                f"cluster ({', '.join(gpus)})",
+                ID,
+            )
         for name in gpus:
             request = container.get("resources", "requests", name)
             limit = container.get("resources", "limits", name)

@@ -52,14 +52,14 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 #: Each container (ephemeral ones excepted: they take no security context changes) without
-#: ``allowPrivilegeEscalation: false``.
+#: ``allowPrivilegeEscalation: false`` (on a patch of a pod spec, :attr:`~trainops.kinds.PodSite.partial`, only an explicit true).
 CEL = CelRule(
     pods=True,
     variables=(
         Variable(
             "escalating",
             "variables.containers.filter(c, c.field != 'ephemeralContainers' && "
-            "c.value.?securityContext.?allowPrivilegeEscalation.orValue(true) != false)",
+            "c.value.?securityContext.?allowPrivilegeEscalation.orValue(!c.partial) != false)",
         ),
     ),
     validations=(

@@ -6,7 +6,10 @@ liveness a wedged server keeps its endpoint; without a startupProbe the liveness
 server that takes minutes to load large weights, in a loop. A probe on an undeclared port name
 fails forever.
 
-Options: ``require-startup-probe``: require a startupProbe on containers that declare a port.
+Options: ``require-startup-probe``: require a startupProbe on model servers (a known model-server
+image, a ``--model``-style argument or a ``MODEL_NAME``-style variable:
+:func:`trainops.policy.images.is_model_server`); a web server or cache (nginx, redis) that is ready
+in a second needs none.
 
 Default: enabled, level error, ``require-startup-probe: true``.
 
@@ -56,6 +59,7 @@ from typing import Any
 
 from trainops.findings import Issue, Level
 from trainops.kinds import WORKLOADS
+from trainops.policy.images import is_model_server
 from trainops.policy.pods import all_containers
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -79,7 +83,7 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         declared = [p for p in (ports if isinstance(ports, list) else []) if isinstance(p, dict)]
         names = {p.get("name") for p in declared if p.get("name")}
         wanted = ["readinessProbe", "livenessProbe"]
-        if conf["require-startup-probe"] and declared:
+        if conf["require-startup-probe"] and is_model_server(container.spec):
             wanted.append("startupProbe")
         for probe in wanted:
             if not isinstance(container.get(probe), dict):

@@ -82,6 +82,15 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             why = " (elastic job)" if allowed == ("ExitCode",) else ""
             yield Issue(
                 (*replica.parts, "restartPolicy"),
-                f"{replica.type} restartPolicy is {shown}; want {' or '.join(allowed)}{why}",
+                f"{replica.type} restartPolicy is {shown}{_CONSEQUENCE.get(str(policy), '')}; "
+                f"want {' or '.join(allowed)}{why}",
                 ID,
             )
+
+
+#: What each refused policy does to a training job (Training Operator ``ReconcilePods``: a failed
+#: pod of a Never replica fails the job; an Always pod is restarted even after it exits 0).
+_CONSEQUENCE = {
+    "Never": " (one crashed, OOM-killed or evicted pod fails the whole job, no restart)",
+    "Always": " (pods restart even after they succeed, so the job never completes)",
+}

@@ -1,12 +1,14 @@
-"""Containers run as a non-root user: ``runAsNonRoot: true`` and a ``runAsUser`` other than 0, set
-on the pod or the container (the container's value wins).
+"""Containers run as a non-root user: ``runAsNonRoot: true`` (on the container, or on the pod and not
+overridden) and no ``runAsUser: 0`` on the pod or a container, as Pod Security "restricted" checks.
 
 Why: root in a container is root on the node once a kernel or runtime bug is found, and owns every
 file of the volumes it mounts (shared datasets, checkpoints).
 
 Options: none.
 
-Default: enabled, level error.
+Default: enabled, level error. A pod in a user namespace (``hostUsers: false``) passes: its root is
+not the node's. A finding's keyword names the Pod Security check it fails (``runAsNonRoot`` or
+``runAsUser``, both restricted).
 
 PASS:
 
@@ -28,7 +30,7 @@ FAIL:
 
 Remediation: Set securityContext.runAsNonRoot to true and runAsUser to a non-zero UID on the pod (or each container).
 
-Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
+Source: k8s.io/pod-security-admission policy/check_runAsNonRoot.go and check_runAsUser.go; https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.policy.pods import POD_KINDS, containers, dig, pod_templates
+from trainops.policy.pods import POD_KINDS, containers, dig, pod_templates, user_namespace
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
 
@@ -50,26 +52,44 @@ RULE = register(describe(ID, LEVEL, __doc__))
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Per container, the effective runAsNonRoot and runAsUser (container over pod)."""
+    """As Pod Security "restricted" checks them (``runAsNonRoot1_35``, ``runAsUser1_35``): a pod or
+    container setting runAsNonRoot false or runAsUser 0, and each container (ephemeral ones
+    included) without runAsNonRoot true of its own or from the pod; nothing for a pod in a user
+    namespace (``hostUsers: false``)."""
     for site in pod_templates(obj):
+        if user_namespace(site):
+            continue
         pod_non_root = dig(site.spec, "securityContext", "runAsNonRoot")
-        pod_user = dig(site.spec, "securityContext", "runAsUser")
-        for container in containers(site, ephemeral=False):
+        if pod_non_root is False:
+            yield Issue(
+                (*site.parts, "securityContext", "runAsNonRoot"),
+                "pod sets runAsNonRoot: false",
+                ID,
+                "runAsNonRoot",
+            )
+        if _root(dig(site.spec, "securityContext", "runAsUser")):
+            where = (*site.parts, "securityContext", "runAsUser")
+            yield Issue(where, "pod runs as runAsUser 0 (root)", ID, "runAsUser")
+        for container in containers(site):
             non_root = container.get("securityContext", "runAsNonRoot")
-            user = container.get("securityContext", "runAsUser")
-            own_user = user is not None
-            non_root = pod_non_root if non_root is None else non_root
-            user = pod_user if user is None else user
-            if user == 0:
-                where = (
-                    container.at("securityContext", "runAsUser")
-                    if own_user
-                    else (*site.parts, "securityContext", "runAsUser")
+            if non_root is False:
+                where = container.at("securityContext", "runAsNonRoot")
+                yield Issue(
+                    where, f'container "{container.name}" sets runAsNonRoot: false', ID, "runAsNonRoot"
                 )
-                yield Issue(where, f'container "{container.name}" runs as runAsUser 0 (root)', ID)
-            elif non_root is not True:
+            elif non_root is None and pod_non_root is not True and not site.partial:
                 yield Issue(
                     container.at("securityContext", "runAsNonRoot"),
                     f'container "{container.name}" does not set runAsNonRoot: true (pod or container)',
                     ID,
+                    "runAsNonRoot",
                 )
+            if _root(container.get("securityContext", "runAsUser")):
+                where = container.at("securityContext", "runAsUser")
+                yield Issue(
+                    where, f'container "{container.name}" runs as runAsUser 0 (root)', ID, "runAsUser"
+                )
+
+
+def _root(value: Any) -> bool:
+    return value == 0 and not isinstance(value, bool)

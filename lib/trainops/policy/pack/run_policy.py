@@ -66,31 +66,39 @@ CONF: dict[str, dict[str, Any]] = {"max-backoff-limit": {"type": "integer", "min
 DEFAULT: dict[str, Any] = {"max-backoff-limit": 10}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-#: runPolicy's cleanPodPolicy, backoffLimit and activeDeadlineSeconds.
+#: runPolicy's cleanPodPolicy, backoffLimit and activeDeadlineSeconds; for mpi-operator's v1alpha1 and
+#: v1alpha2 MPIJob, which have no runPolicy (mpi-operator ``pkg/apis/kubeflow/v1alpha1/types.go``,
+#: ``v1alpha2/types.go``), ``spec.backoffLimit`` (default 6) and ``spec.activeDeadlineSeconds``.
 CEL = CelRule(
     variables=(
-        Variable("run", "object.?spec.?runPolicy.orValue({})"),
+        Variable(
+            "legacy",
+            "object.kind == 'MPIJob' && object.apiVersion in ['kubeflow.org/v1alpha1', 'kubeflow.org/v1alpha2']",
+        ),
+        Variable("run", "variables.legacy ? object.?spec.orValue({}) : object.?spec.?runPolicy.orValue({})"),
+        Variable("at", "variables.legacy ? 'spec.' : 'runPolicy.'"),
+        Variable("prefix", "variables.legacy ? '$.spec.' : '$.spec.runPolicy.'"),
         # mpi-operator hands an unset backoffLimit to the launcher's batch/v1 Job (default 6)
         Variable(
             "backoff",
             "has(variables.run.backoffLimit) ? dyn(variables.run.backoffLimit) : "
-            f"object.apiVersion == 'kubeflow.org/v2beta1' ? dyn({JOB_BACKOFF_LIMIT}) : dyn(null)",
+            f"object.apiVersion == 'kubeflow.org/v2beta1' || variables.legacy ? dyn({JOB_BACKOFF_LIMIT}) : dyn(null)",
         ),
         Variable(
             "violations",
-            "(variables.run.?cleanPodPolicy.orValue('') in ['Running', 'All'] ? [] : "
+            "(variables.legacy || variables.run.?cleanPodPolicy.orValue('') in ['Running', 'All'] ? [] : "
             "[{'path': '$.spec.runPolicy.cleanPodPolicy', 'message': 'runPolicy.cleanPodPolicy is ' + "
             "(has(variables.run.cleanPodPolicy) ? string(variables.run.cleanPodPolicy) : 'unset') + "
             "'; want Running or All'}]) + "
             "(variables.backoff == null ? "
-            "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit is unset'}] : "
+            "[{'path': variables.prefix + 'backoffLimit', 'message': variables.at + 'backoffLimit is unset'}] : "
             "type(variables.backoff) == int && variables.backoff > int(params.data['max-backoff-limit']) ? "
-            "[{'path': '$.spec.runPolicy.backoffLimit', 'message': 'runPolicy.backoffLimit ' + "
+            "[{'path': variables.prefix + 'backoffLimit', 'message': variables.at + 'backoffLimit ' + "
             "string(variables.backoff) + ' exceeds max-backoff-limit ' + params.data['max-backoff-limit']}] "
             ": []) + "
             "(has(variables.run.activeDeadlineSeconds) ? [] : "
-            "[{'path': '$.spec.runPolicy.activeDeadlineSeconds', "
-            "'message': 'runPolicy.activeDeadlineSeconds is unset'}])",
+            "[{'path': variables.prefix + 'activeDeadlineSeconds', "
+            "'message': variables.at + 'activeDeadlineSeconds is unset'}])",
         ),
     ),
     validations=(violations("variables.violations", message="runPolicy is incomplete"),),

@@ -5,7 +5,8 @@ container escapes use; ``RuntimeDefault`` blocks them at no cost to training or 
 
 Options: none.
 
-Default: enabled, level warning.
+Default: enabled, level warning. A finding's keyword names the Pod Security check it fails:
+``seccompProfile_baseline`` (an explicit ``Unconfined``) or ``seccompProfile_restricted`` (unset).
 
 PASS:
 
@@ -31,7 +32,7 @@ FAIL:
 
 Remediation: Set securityContext.seccompProfile.type to RuntimeDefault on the pod.
 
-Source: https://kubernetes.io/docs/tutorials/security/seccomp/
+Source: k8s.io/pod-security-admission policy/check_seccompProfile_baseline.go and check_seccompProfile_restricted.go; https://kubernetes.io/docs/tutorials/security/seccomp/
 """
 
 from __future__ import annotations
@@ -55,21 +56,40 @@ _ALLOWED = ("RuntimeDefault", "Localhost")
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Per container, the effective seccompProfile.type (container over pod)."""
+    """As Pod Security checks it: a pod or container setting a type other than RuntimeDefault or
+    Localhost (baseline, ``seccompProfileBaseline_1_19``), then each container (ephemeral ones
+    included) without a valid type of its own or from the pod (restricted,
+    ``seccompProfileRestricted_1_25``: not for Windows pods, ``spec.os.name: windows``)."""
     for site in pod_templates(obj):
-        pod_type = dig(site.spec, "securityContext", "seccompProfile", "type")
-        for container in containers(site, ephemeral=False):
-            own = container.get("securityContext", "seccompProfile", "type")
-            kind = own if own is not None else pod_type
-            if kind not in _ALLOWED:
-                where = (
-                    container.at("securityContext", "seccompProfile", "type")
-                    if own is not None
-                    else (*site.parts, "securityContext", "seccompProfile")
-                )
-                shown = "unset" if kind is None else kind
+        pod_profile = dig(site.spec, "securityContext", "seccompProfile")
+        pod_set = isinstance(pod_profile, dict) and pod_profile.get("type") in _ALLOWED
+        if isinstance(pod_profile, dict) and not pod_set:
+            yield Issue(
+                (*site.parts, "securityContext", "seccompProfile", "type"),
+                f"pod seccomp profile is {_shown(pod_profile.get('type'))} (want RuntimeDefault or Localhost)",
+                ID,
+                "seccompProfile_baseline",
+            )
+        windows = dig(site.spec, "os", "name") == "windows"
+        for container in containers(site):
+            own = container.get("securityContext", "seccompProfile")
+            if isinstance(own, dict):
+                if own.get("type") not in _ALLOWED:
+                    yield Issue(
+                        container.at("securityContext", "seccompProfile", "type"),
+                        f'container "{container.name}" seccomp profile is {_shown(own.get("type"))} '
+                        "(want RuntimeDefault or Localhost)",
+                        ID,
+                        "seccompProfile_baseline",
+                    )
+            elif not pod_set and not windows and not site.partial:
                 yield Issue(
-                    where,
-                    f'container "{container.name}" seccomp profile is {shown} (want RuntimeDefault or Localhost)',
+                    (*site.parts, "securityContext", "seccompProfile"),
+                    f'container "{container.name}" seccomp profile is unset (want RuntimeDefault or Localhost)',
                     ID,
+                    "seccompProfile_restricted",
                 )
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else str(value)

@@ -1,5 +1,5 @@
 """Argo CD sync waves order the set: namespaces, quotas, queues and runtimes before the workloads;
-PVCs not before the workloads that mount them; monitors and autoscalers after the workloads.
+PVCs in the wave of the workloads that mount them; monitors and autoscalers after the workloads.
 
 Why: a workload synced in the same wave as its LocalQueue or ClusterTrainingRuntime races it: Kueue
 rejects the job, or the TrainJob's webhook rejects the missing runtime and the sync fails; a
@@ -7,6 +7,8 @@ ServiceMonitor before its Service alerts on a missing target. A PVC in an earlie
 that mounts it never lets the sync finish when its StorageClass binds on first consumer
 (``WaitForFirstConsumer``): Argo CD waits for the earlier wave to be healthy, and the claim stays
 Pending until a pod uses it (argo-cd issue 12840). Within one wave Argo CD applies the claim first.
+A PVC in a later wave than its pods is no better: they stay Pending, so their wave never turns
+healthy and the claim's never comes.
 
 Options: none.
 
@@ -68,6 +70,7 @@ from typing import Any
 from trainops.findings import Issue, Level
 from trainops.kinds import RUN_ONCE, WORKLOADS, group_kind
 from trainops.policy.argocd import SYNC_WAVE, sync_wave
+from trainops.policy.objects import hashable
 from trainops.policy.pods import metadata_of, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -106,8 +109,8 @@ MAIN = WORKLOADS | RUN_ONCE | {("serving.kserve.io", "InferenceService")}
 def check_all(
     conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
 ) -> Iterator[tuple[int, Issue]]:
-    """Early objects below the lowest workload wave; late objects above the highest; PVCs not
-    before their consumers; waves parse."""
+    """Early objects below the lowest workload wave; late objects above the highest; PVCs neither
+    before nor after their consumers; waves parse."""
     waves = [sync_wave(obj) for obj in objects]
     for index, wave in enumerate(waves):
         if wave is None:
@@ -144,8 +147,10 @@ def check_all(
 def _claims_before_consumers(
     objects: Sequence[dict[str, Any]], waves: Sequence[int | None]
 ) -> Iterator[tuple[int, Issue]]:
-    """Each PVC in an earlier wave than a pod template (same namespace) mounting it by claimName."""
+    """Each PVC in an earlier wave than a pod template (same namespace) mounting it by claimName, or
+    in a later wave than one."""
     consumer_wave: dict[tuple[Any, Any], tuple[int, str]] = {}
+    first_consumer: dict[tuple[Any, Any], tuple[int, str]] = {}
     for obj, wave in zip(objects, waves, strict=True):
         if wave is None:
             continue
@@ -155,15 +160,21 @@ def _claims_before_consumers(
             for volume in volumes if isinstance(volumes, list) else []:
                 claim = volume.get("persistentVolumeClaim") if isinstance(volume, dict) else None
                 name = claim.get("claimName") if isinstance(claim, dict) else None
-                if isinstance(name, str):
+                if isinstance(name, str) and hashable(namespace):
                     key = (namespace, name)
                     label = f"{obj.get('kind')}/{metadata_of(obj).get('name')}"
                     if key not in consumer_wave or wave > consumer_wave[key][0]:
                         consumer_wave[key] = (wave, label)
+                    if key not in first_consumer or wave < first_consumer[key][0]:
+                        first_consumer[key] = (wave, label)
     for index, (obj, wave) in enumerate(zip(objects, waves, strict=True)):
         if wave is None or group_kind(obj) != ("", "PersistentVolumeClaim"):
             continue
-        found = consumer_wave.get((metadata_of(obj).get("namespace"), metadata_of(obj).get("name")))
+        claim_key = (metadata_of(obj).get("namespace"), metadata_of(obj).get("name"))
+        if not hashable(claim_key):
+            continue
+        found = consumer_wave.get(claim_key)
+        first = first_consumer.get(claim_key)
         if found is not None and wave < found[0]:
             yield (
                 index,
@@ -171,6 +182,16 @@ def _claims_before_consumers(
                     ("metadata", "annotations", SYNC_WAVE),
                     f"PersistentVolumeClaim in sync wave {wave}, before its consumer {found[1]} (wave "
                     f"{found[0]}): a WaitForFirstConsumer claim stays Pending and the sync never finishes",
+                    ID,
+                ),
+            )
+        elif first is not None and wave > first[0]:
+            yield (
+                index,
+                Issue(
+                    ("metadata", "annotations", SYNC_WAVE),
+                    f"PersistentVolumeClaim in sync wave {wave}, after its consumer {first[1]} (wave "
+                    f"{first[0]}): its pods stay Pending and their wave never turns healthy",
                     ID,
                 ),
             )
