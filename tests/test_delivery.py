@@ -16,7 +16,7 @@ from trainops.errors import UsageError
 from trainops.kinds import CLUSTER_SCOPED, group_kind
 from trainops.project import Project, load_project
 from trainops.synth import render_project
-from trainops.synth.delivery import RUN_ONCE_FILES, controller_owned, kubeflow_defaulted, split_app
+from trainops.synth.delivery import controller_owned, kubeflow_defaulted, run_once_files, split_app
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO.parent / "shared" / "examples"
@@ -292,8 +292,8 @@ def test_applications_mode_writes_one_application_per_app_part(tmp_path: Path) -
         assert runs["metadata"]["labels"]["trainops.dev/app-class"] == "training"
         assert prep["metadata"]["labels"]["trainops.dev/app-class"] == "long-lived"
         assert runs["spec"]["source"]["path"] == prep["spec"]["source"]["path"] == f"generated/{cluster}/prep"
-        assert runs["spec"]["source"]["directory"] == {"include": RUN_ONCE_FILES}
-        assert prep["spec"]["source"]["directory"] == {"exclude": RUN_ONCE_FILES}
+        assert runs["spec"]["source"]["directory"] == {"include": run_once_files()}
+        assert prep["spec"]["source"]["directory"] == {"exclude": run_once_files()}
         # Each part ignores only the controller-owned fields of its own objects.
         assert [e["kind"] for e in runs["spec"]["ignoreDifferences"]] == ["Job"]
         assert "ignoreDifferences" not in prep["spec"]
@@ -327,7 +327,7 @@ def test_one_project_and_one_set_per_team_and_class(tmp_path: Path) -> None:
     assert (template["project"], template["destination"]["namespace"]) == ("vision-lab", "cv")
     runs = sets["lab-research-runs-ml"]["spec"]["template"]
     assert runs["metadata"]["name"].endswith("{{ .path.basename }}-runs")
-    assert runs["spec"]["source"]["directory"] == {"include": RUN_ONCE_FILES}
+    assert runs["spec"]["source"]["directory"] == {"include": run_once_files()}
 
 
 def test_long_lived_delivery_of_an_app_with_a_run_still_splits(tmp_path: Path) -> None:

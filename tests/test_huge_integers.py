@@ -2,8 +2,9 @@
 
 ``revisionHistoryLimit: 0x`` followed by 4,000 hex digits used to validate (jsonschema-rs reported
 the 16,000-bit integer as valid); ``replicas:`` with 4,301 digits exited 3 (Python's int-string
-limit). go-yaml reads neither as an integer (``strconv.ParseInt(s, 0, 64)`` fails) and the API
-server decodes integers as int64, so both are rejected.
+limit); ``policy check`` of the first crashed the CEL runtime (segmentation fault). go-yaml reads
+neither as an integer (``strconv.ParseInt(s, 0, 64)`` and ``ParseUint`` fail: the scalar stays a
+string) and the API server decodes integers as int64, so both are rejected.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def _deployment(field: str, value: str) -> str:
         (
             "revisionHistoryLimit",
             "0x" + "f" * 4000,
-            "$.spec.revisionHistoryLimit: an integer of 16000 bits, above the 64-bit range: "
-            "the API server reads integers as int64 and rejects it [int64]",
+            # go-yaml resolves a hex scalar beyond uint64 to no number: the plain string
+            "$.spec.revisionHistoryLimit: expected integer, got string '0xfffff",
         ),
         (
             "replicas",
@@ -71,6 +72,31 @@ def test_validate_rejects_integers_out_of_int64(
     assert lines[1] == "1 files, 1 documents: 1 errors, 0 warnings"
     assert "Traceback" not in run.err and "unexpected" not in run.err
     assert len(run.out) < 400  # the digits are never printed in full
+
+
+@pytest.mark.parametrize("command", [("policy", "check"), ("validate", "--policy")])
+def test_policy_of_a_huge_hex_integer_ends_with_findings(
+    cli: Any, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    path = tmp_path / "deployment.yaml"
+    path.write_text(_deployment("revisionHistoryLimit", "0x" + "f" * 4000), encoding="utf-8")
+    run = cli(*command, str(path))
+    assert run.code == 1, run.err
+    assert "unexpected" not in run.err and "f" * 100 not in run.out
+
+
+@pytest.mark.parametrize(
+    ("value", "loaded"),
+    [
+        ("0xffffffffffffffff", 2**64 - 1),
+        ("0x10000000000000000", "0x10000000000000000"),
+        ("-0x8000000000000000", -(2**63)),
+        ("0b" + "1" * 65, "0b" + "1" * 65),
+    ],
+)
+def test_hex_and_binary_beyond_uint64_stay_strings(value: str, loaded: object) -> None:
+    loaded_file = load_text(f"a: {value}\n", "t.yaml")
+    assert loaded_file.documents[0].data == {"a": loaded}
 
 
 def test_int64_bounds_themselves_are_valid(cli: Any, tmp_path: Path) -> None:

@@ -1,7 +1,14 @@
-"""Kind groups and where pod templates nest, declared once for the validator, the policy rules and
-the constructs (STYLE.md habit 5: kind groups declared once; kube-linter ``pkg/objectkinds``).
+"""The kinds table: everything trainops knows about each kind, declared once (issue 28; STYLE.md
+habit 5: kind groups declared once; kube-linter ``pkg/objectkinds``).
 
-A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core group is ``""``.
+A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core group is ``""``. Each
+kind has one :class:`KindInfo` in :data:`KIND_TABLE` (a duplicate is an error): its versions, where its
+pod templates and pod specs nest, its replica field and training container, run-once or long-lived,
+its suspend field, its Argo CD health check, the operators serving it, the versions they removed,
+the ``trainops new`` kind that scaffolds it. Validation, the policy pod walker (Python and CEL),
+delivery (``-runs`` Applications, content-hash names, ignored fields), ``argocd runs`` and
+``prune-finished``, the health checks, the deprecations and ``trainops new`` all read it through
+the views below, which look the table up at each use:
 
 - :data:`POD_TEMPLATE_SITES`: where PodTemplateSpecs (``{metadata, spec}``) sit in objects of each
   kind, with the restart policies the owning controller allows: what the API server validates.
@@ -13,19 +20,24 @@ A kind is identified by its :data:`GroupKind` ``(API group, kind)``; the core gr
   :func:`pod_templates` for policy rules only; ``tests/test_pod_walker_crds.py`` checks the table
   against every CRD of ``../shared/crds``.
 - :data:`WRAPPED_OBJECTS`: whole objects a wrapper creates (AppWrapper components).
+- kind groups (:class:`KindGroup`): :data:`RUN_ONCE`, :data:`TRAINING_JOBS`, :data:`KUBEFLOW_JOBS`,
+  :data:`WORKLOADS`, :data:`CLUSTER_SCOPED`, :data:`POD_KINDS`...
 - :func:`pod_templates`: every pod spec of an object wherever it nests, with its JSON path, so a
   pod-level rule is written once.
 
 Sources: the Go types of each API (``k8s.io/api``; kubeflow/trainer ``pkg/apis/kubeflow.org/v1``
 and ``pkg/apis/trainer/v1alpha1``; kubernetes-sigs/jobset ``api/jobset/v1alpha2``;
-kubeflow/katib ``pkg/apis/controller/experiments/v1beta1``; kserve ``pkg/apis/serving/v1beta1``).
+kubeflow/katib ``pkg/apis/controller/experiments/v1beta1``; kserve ``pkg/apis/serving/v1beta1``),
+cited per entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeVar, cast
 
 from trainops.findings import json_path
 
@@ -59,88 +71,6 @@ def group_kind(obj: Any) -> GroupKind | None:
     return (group if slash else ""), kind
 
 
-# --- kind groups ---------------------------------------------------------------------------------
-
-#: Kubeflow Training Operator v1 jobs → the field holding their replica specs
-#: (kubeflow/trainer v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``); MPIJob v2beta1 from mpi-operator
-#: uses ``mpiReplicaSpecs`` too.
-REPLICA_SPECS_FIELD: Final[dict[str, str]] = {
-    "PyTorchJob": "pytorchReplicaSpecs",
-    "TFJob": "tfReplicaSpecs",
-    "MPIJob": "mpiReplicaSpecs",
-    "XGBoostJob": "xgbReplicaSpecs",
-    "PaddleJob": "paddleReplicaSpecs",
-    "JAXJob": "jaxReplicaSpecs",
-}
-
-#: Kubeflow v1 jobs (``kubeflow.org``), each with replica specs.
-KUBEFLOW_JOBS: Final[frozenset[GroupKind]] = frozenset(("kubeflow.org", k) for k in REPLICA_SPECS_FIELD)
-#: Everything that runs a training: Kubeflow v1 jobs, Trainer v2 TrainJob, JobSet.
-TRAINING_JOBS: Final[frozenset[GroupKind]] = KUBEFLOW_JOBS | {
-    ("trainer.kubeflow.org", "TrainJob"),
-    ("jobset.x-k8s.io", "JobSet"),
-}
-#: Run-once objects: a changed spec must be a new object (content-hash name), never a patch.
-RUN_ONCE: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
-    ("batch", "Job"),
-    ("kubeflow.org", "Experiment"),
-}
-#: Long-running workloads with a pod template and a selector (kube-linter ``DeploymentLike``).
-WORKLOADS: Final[frozenset[GroupKind]] = frozenset(
-    {
-        ("apps", "Deployment"),
-        ("apps", "ReplicaSet"),
-        ("apps", "StatefulSet"),
-        ("apps", "DaemonSet"),
-        ("", "ReplicationController"),
-    }
-)
-#: Workloads whose ``spec.selector`` must be non-empty and select ``spec.template.metadata.labels``.
-SELECTOR_WORKLOADS: Final[frozenset[GroupKind]] = frozenset(
-    {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("apps", "DaemonSet")}
-)
-#: Serving objects: model servers as Deployments and KServe/Seldon custom resources.
-SERVING: Final[frozenset[GroupKind]] = frozenset(
-    {
-        ("apps", "Deployment"),
-        ("serving.kserve.io", "InferenceService"),
-        ("machinelearning.seldon.io", "SeldonDeployment"),
-    }
-)
-
-#: Cluster-scoped kinds (used when a schema does not say): the API server clears
-#: ``metadata.namespace`` of these (``rest.BeforeCreate``).
-CLUSTER_SCOPED: Final[frozenset[GroupKind]] = frozenset(
-    {
-        ("", "Namespace"),
-        ("", "Node"),
-        ("", "PersistentVolume"),
-        ("rbac.authorization.k8s.io", "ClusterRole"),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-        ("storage.k8s.io", "StorageClass"),
-        ("storage.k8s.io", "CSIDriver"),
-        ("scheduling.k8s.io", "PriorityClass"),
-        ("apiextensions.k8s.io", "CustomResourceDefinition"),
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-        ("policy", "PodSecurityPolicy"),
-        ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
-        ("serving.kserve.io", "ClusterServingRuntime"),
-        ("serving.kserve.io", "ClusterStorageContainer"),
-        ("kueue.x-k8s.io", "ClusterQueue"),
-        ("kueue.x-k8s.io", "ResourceFlavor"),
-        ("kueue.x-k8s.io", "Cohort"),
-        ("kueue.x-k8s.io", "AdmissionCheck"),
-        ("kueue.x-k8s.io", "MultiKueueCluster"),
-        ("kueue.x-k8s.io", "MultiKueueConfig"),
-        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
-        ("kueue.x-k8s.io", "Topology"),
-        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
-    }
-)
-
 # --- where pod templates nest --------------------------------------------------------------------
 
 #: Restart policies a Job's pods may use (``validateJobSpec``); unset is defaulted to Always first.
@@ -166,92 +96,6 @@ class TemplateSite:
     path: tuple[str, ...]
     restart: frozenset[str] | None = None
     claim_names: tuple[tuple[str, ...], ...] = ()
-
-
-def _replicas(field_name: str) -> tuple[TemplateSite, ...]:
-    return (TemplateSite(("spec", field_name, EACH_VALUE, "template")),)
-
-
-_JOBSET_JOBS = ("replicatedJobs", EACH_ITEM, "template", "spec", "template")
-_JOBSET_CLAIMS = ("volumeClaimPolicies", EACH_ITEM, "templates", EACH_ITEM, "metadata", "name")
-_STS_CLAIMS = ("spec", "volumeClaimTemplates", EACH_ITEM, "metadata", "name")
-_RUNTIME_SPEC = ("spec", "template", "spec")
-_RUNTIME_SITE = TemplateSite(
-    (*_RUNTIME_SPEC, *_JOBSET_JOBS), JOBSET_RESTART, ((*_RUNTIME_SPEC, *_JOBSET_CLAIMS),)
-)
-
-#: (API group, kind) → pod template locations.
-POD_TEMPLATE_SITES: Final[dict[GroupKind, tuple[TemplateSite, ...]]] = {
-    ("", "Pod"): (TemplateSite(()),),
-    ("", "PodTemplate"): (TemplateSite(("template",)),),
-    ("", "ReplicationController"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "Deployment"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "ReplicaSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("apps", "StatefulSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART, (_STS_CLAIMS,)),),
-    ("apps", "DaemonSet"): (TemplateSite(("spec", "template"), ALWAYS_RESTART),),
-    ("batch", "Job"): (TemplateSite(("spec", "template"), JOB_RESTART),),
-    ("batch", "CronJob"): (TemplateSite(("spec", "jobTemplate", "spec", "template"), JOB_RESTART),),
-    # Training Operator v1 (kubeflow/trainer v1.9) and mpi-operator v2beta1: the operator sets the
-    # pods' restartPolicy from the replica spec, so the template's is not checked.
-    **{("kubeflow.org", kind): _replicas(field) for kind, field in REPLICA_SPECS_FIELD.items()},
-    ("jobset.x-k8s.io", "JobSet"): (
-        TemplateSite(("spec", *_JOBSET_JOBS), JOBSET_RESTART, (("spec", *_JOBSET_CLAIMS),)),
-    ),
-    ("trainer.kubeflow.org", "TrainingRuntime"): (_RUNTIME_SITE,),
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): (_RUNTIME_SITE,),
-}
-
-#: (API group, kind) → paths of embedded Kubernetes objects, checked as objects of their own kind
-#: (their templates, selectors), with ``${…}`` placeholders skipped.
-EMBEDDED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
-    ("kubeflow.org", "Experiment"): (("spec", "trialTemplate", "trialSpec"),),  # Katib
-    ("kubeflow.org", "Trial"): (("spec", "runSpec"),),
-}
-
-#: (API group, kind) → paths of whole objects a wrapper creates as they are (no placeholders), walked
-#: for policy rules only: AppWrapper ``spec.components[].template`` (project-codeflare/appwrapper
-#: ``api/v1beta2/appwrapper_types.go``), e.g. a LeaderWorkerSet or a PyTorchJob queued by Kueue.
-WRAPPED_OBJECTS: Final[dict[GroupKind, tuple[tuple[str, ...], ...]]] = {
-    ("workload.codeflare.dev", "AppWrapper"): (("spec", "components", EACH_ITEM, "template"),),
-}
-#: Kinds whose objects are walked inside a Katib trial template (``trialSpec``, Trial ``runSpec``):
-#: those Katib runs as trials (Job, Kubeflow and JobSet jobs, Trainer, Argo Workflows, Ray; katib
-#: ``trialResources``). Serving kinds are left out: never trials, and their paths would multiply the
-#: size of every exported Experiment policy.
-TRIAL_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
-    ("trainer.kubeflow.org", "TrainJob"),
-    ("argoproj.io", "Workflow"),
-    ("ray.io", "RayJob"),
-}
-
-#: Kinds whose objects are walked inside a wrapper: what AppWrapper wraps (Kubernetes workloads,
-#: Kubeflow and JobSet jobs, Trainer runtimes, Ray, LeaderWorkerSet; appwrapper's user guide). Others
-#: are left out: their paths nest too deep for the CEL parsers (a nesting bound of 32) inside a wrapper.
-WRAPPABLE_KINDS: Final[frozenset[GroupKind]] = frozenset(POD_TEMPLATE_SITES) | {
-    ("ray.io", "RayCluster"),
-    ("ray.io", "RayJob"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
-}
-
-#: KServe single-container fields of a predictor (``ModelSpec`` and the framework specs of
-#: ``PredictorSpec``; kserve ``pkg/apis/serving/v1beta1/predictor.go``) and of an explainer
-#: (``ExplainerSpec``, ``explainer.go``: ``art``; ``alibi`` up to v0.13), each a ``Container`` the
-#: component's pod runs. A transformer and a worker spec have only their pod spec's containers.
-_PREDICTOR_CONTAINERS = (
-    "model",
-    "sklearn",
-    "xgboost",
-    "tensorflow",
-    "pytorch",
-    "triton",
-    "onnx",
-    "huggingface",
-    "pmml",
-    "lightgbm",
-    "paddle",
-)
-_EXPLAINER_CONTAINERS = ("art", "alibi")
-_PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EACH_ITEM, "template", "spec")
 
 
 @dataclass(frozen=True)
@@ -282,6 +126,133 @@ class SpecSite:
     def spec_path(self) -> tuple[str, ...]:
         """Path of the pod-spec mapping from the object root."""
         return (*self.path, "spec") if self.template else self.path
+
+
+@dataclass(frozen=True)
+class HealthScript:
+    """The Argo CD Lua health check trainops ships for a kind (:mod:`trainops.argocd.health`).
+
+    Args:
+        script: path of the Lua file under ``trainops/argocd/health/``, e.g.
+            ``kubeflow.org/training-job.lua`` (several kinds may share one).
+        source: the upstream API the script follows (repository and file of the condition types).
+    """
+
+    script: str
+    source: str
+
+
+#: What Argo CD does with a changed object of a kind (DESIGN.md decision 4): ``run-once`` objects
+#: are named ``<base>-<hash6>`` from their spec, so a change is a new object (a new run) that is
+#: never patched or pruned by a sync; ``long-lived`` objects are patched in place.
+Lifecycle = Literal["run-once", "long-lived"]
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """Everything trainops knows about one kind, declared once in :data:`KIND_TABLE`.
+
+    Args:
+        group: API group (``""`` for the core group). kind: e.g. ``PyTorchJob``.
+        versions: the served versions trainops relies on, newest first (``()``: none needed).
+        templates: where its PodTemplateSpecs sit (checked as the API server checks them).
+        pod_specs: pod-spec-shaped fields the API server does not check as such (policy rules only).
+        embedded: paths of whole Kubernetes objects embedded in it, checked as objects of their own
+            kind with ``${…}`` placeholders (Katib ``trialSpec``).
+        wrapped: paths of whole objects a wrapper creates as they are (AppWrapper components).
+        replica_field: the ``spec`` field holding a Kubeflow v1 job's replica specs
+            (``pytorchReplicaSpecs``); ``None`` for other kinds.
+        container: the container the operator treats as the training container (Kubeflow v1
+            ``<Kind>DefaultContainerName``); ``None`` when it takes the first.
+        default_port: the operator adds its default port to :attr:`container` (Training Operator
+            ``setDefaultPort``), so Argo CD must ignore the ports there.
+        lifecycle: ``run-once`` or ``long-lived`` (:data:`Lifecycle`).
+        training: it runs a training (Kubeflow v1 jobs, TrainJob, JobSet).
+        suspend: JSON pointer of the field Kueue (or a person) flips to suspend a run-once object.
+        health: the Lua health check trainops ships for it, ``None`` when Argo CD has its own or none.
+        operators: the ``Cluster.operators`` keys that serve it, any one suffices (``()``: Kubernetes).
+        removed: ``(version, operator)`` for each version a release of ``operator`` stopped serving.
+        scaffold: the ``trainops new`` kind that scaffolds it (``pytorchjob``), ``None`` if none.
+        cluster_scoped: the API server clears ``metadata.namespace`` (``rest.BeforeCreate``); used
+            when a schema does not say.
+        workload: a long-running workload with a pod template and a selector (kube-linter
+            ``DeploymentLike``). selector: its ``spec.selector`` must be non-empty and select
+            ``spec.template.metadata.labels``.
+        trial: walked inside a Katib trial template although it has no :attr:`templates` (a kind
+            Katib runs as a trial: katib ``trialResources``).
+        trial_conditions: ``(success, failure)`` condition types Katib's defaulting webhook fills
+            in for a trial of this kind (katib ``experiment_defaults.go`` ``setDefaultTrialTemplate``,
+            ``DefaultJobSuccessCondition``, ``DefaultKubeflowJobSuccessCondition``,
+            ``consts.KubeflowJobKinds``); ``None``: the Experiment must name them.
+        wrappable: walked inside an AppWrapper although it has no :attr:`templates` (appwrapper's
+            user guide lists it).
+    """
+
+    group: str
+    kind: str
+    versions: tuple[str, ...] = ()
+    templates: tuple[TemplateSite, ...] = ()
+    pod_specs: tuple[SpecSite, ...] = ()
+    embedded: tuple[tuple[str, ...], ...] = ()
+    wrapped: tuple[tuple[str, ...], ...] = ()
+    replica_field: str | None = None
+    container: str | None = None
+    default_port: bool = False
+    lifecycle: Lifecycle = "long-lived"
+    training: bool = False
+    suspend: str | None = None
+    health: HealthScript | None = None
+    operators: tuple[str, ...] = ()
+    removed: tuple[tuple[str, str], ...] = ()
+    scaffold: str | None = None
+    cluster_scoped: bool = False
+    workload: bool = False
+    selector: bool = False
+    trial: bool = False
+    trial_conditions: tuple[str, str] | None = None
+    wrappable: bool = False
+
+    @property
+    def key(self) -> GroupKind:
+        """``(group, kind)``."""
+        return self.group, self.kind
+
+    @property
+    def run_once(self) -> bool:
+        """Whether :attr:`lifecycle` is ``run-once``."""
+        return self.lifecycle == "run-once"
+
+
+# --- the table -----------------------------------------------------------------------------------
+
+_JOBSET_JOBS = ("replicatedJobs", EACH_ITEM, "template", "spec", "template")
+_JOBSET_CLAIMS = ("volumeClaimPolicies", EACH_ITEM, "templates", EACH_ITEM, "metadata", "name")
+_STS_CLAIMS = ("spec", "volumeClaimTemplates", EACH_ITEM, "metadata", "name")
+_RUNTIME_SPEC = ("spec", "template", "spec")
+_RUNTIME_SITE = TemplateSite(
+    (*_RUNTIME_SPEC, *_JOBSET_JOBS), JOBSET_RESTART, ((*_RUNTIME_SPEC, *_JOBSET_CLAIMS),)
+)
+_TEMPLATE = (TemplateSite(("spec", "template"), ALWAYS_RESTART),)
+
+#: KServe single-container fields of a predictor (``ModelSpec`` and the framework specs of
+#: ``PredictorSpec``; kserve ``pkg/apis/serving/v1beta1/predictor.go``) and of an explainer
+#: (``ExplainerSpec``, ``explainer.go``: ``art``; ``alibi`` up to v0.13), each a ``Container`` the
+#: component's pod runs. A transformer and a worker spec have only their pod spec's containers.
+_PREDICTOR_CONTAINERS = (
+    "model",
+    "sklearn",
+    "xgboost",
+    "tensorflow",
+    "pytorch",
+    "triton",
+    "onnx",
+    "huggingface",
+    "pmml",
+    "lightgbm",
+    "paddle",
+)
+_EXPLAINER_CONTAINERS = ("art", "alibi")
+_PATCHED_JOBS = ("trainingRuntimeSpec", "template", "spec", "replicatedJobs", EACH_ITEM, "template", "spec")
 
 
 def _template(*path: str) -> SpecSite:
@@ -323,82 +294,506 @@ def _ray(*prefix: str) -> tuple[SpecSite, ...]:
     )
 
 
-_MONITORING = "monitoring.coreos.com"
+_TRAINING_OPERATOR = "training-operator"
+_KUBEFLOW_V1 = "kubeflow/training-operator v1.9.0 pkg/apis/kubeflow.org/v1/common_types.go JobConditionType"
+_TRAINING_JOB_HEALTH = HealthScript("kubeflow.org/training-job.lua", _KUBEFLOW_V1)
+#: Pre-v1 TFJob/PyTorchJob versions, dropped before Training Operator v1.0.0 (tf-operator #868,
+#: #933, #1075; kubeflow/katib#635): :mod:`trainops.validate.checks.deprecated_api` cites each.
+_PRE_V1 = tuple((v, _TRAINING_OPERATOR) for v in ("v1alpha1", "v1alpha2", "v1beta1", "v1beta2"))
 
-#: (API group, kind) → pod-spec-shaped fields that are not PodTemplateSpecs the API server checks,
-#: for policy rules only; each entry cites the Go type it follows. ``tests/test_pod_walker_crds.py``
-#: checks this table against every CRD of ``../shared/crds``: each schema node shaped like a PodSpec
-#: or a Container must be reached.
-POD_SPEC_SITES: Final[dict[GroupKind, tuple[SpecSite, ...]]] = {
+
+def _kubeflow_job(
+    kind: str,
+    replica_field: str,
+    container: str,
+    *,
+    versions: tuple[str, ...] = ("v1",),
+    operators: tuple[str, ...] = (_TRAINING_OPERATOR,),
+    default_port: bool = True,
+    health: HealthScript = _TRAINING_JOB_HEALTH,
+    removed: tuple[tuple[str, str], ...] = (),
+    scaffold: str | None = None,
+) -> KindInfo:
+    """A Kubeflow v1 job (kubeflow/trainer v1.9 ``pkg/apis/kubeflow.org/v1/<kind>_types.go``): replica
+    specs under ``spec.<replica_field>`` whose templates the operator turns into pods (it sets their
+    restartPolicy from the replica spec, so the template's is not checked), suspended through
+    ``RunPolicy.suspend``, health from the shared ``JobCondition`` check."""
+    return KindInfo(
+        "kubeflow.org",
+        kind,
+        versions=versions,
+        templates=(TemplateSite(("spec", replica_field, EACH_VALUE, "template")),),
+        replica_field=replica_field,
+        container=container,
+        default_port=default_port,
+        lifecycle="run-once",
+        training=True,
+        suspend="/spec/runPolicy/suspend",
+        health=health,
+        operators=operators,
+        removed=removed,
+        scaffold=scaffold,
+        trial_conditions=("Succeeded", "Failed"),
+    )
+
+
+def _cluster(group: str, kind: str) -> KindInfo:
+    return KindInfo(group, kind, cluster_scoped=True)
+
+
+_MONITORING = "monitoring.coreos.com"
+_KSERVE = ("kserve",)
+_KUEUE = "kueue.x-k8s.io"
+
+#: Every kind trainops knows something about, in the order its derived tables list them: the
+#: Lua health checks are emitted in this order, and exported policies group kinds in it.
+_TABLE: Final[tuple[KindInfo, ...]] = (
+    # --- Kubernetes workloads (k8s.io/api core/v1, apps/v1, batch/v1) ---
+    KindInfo("", "Pod", ("v1",), templates=(TemplateSite(()),)),
+    KindInfo("", "PodTemplate", ("v1",), templates=(TemplateSite(("template",)),)),
+    KindInfo("", "ReplicationController", ("v1",), templates=_TEMPLATE, workload=True),
+    KindInfo(
+        "apps", "Deployment", ("v1",), templates=_TEMPLATE, workload=True, selector=True, scaffold="serving"
+    ),
+    KindInfo("apps", "ReplicaSet", ("v1",), templates=_TEMPLATE, workload=True, selector=True),
+    KindInfo(
+        "apps",
+        "StatefulSet",
+        ("v1",),
+        templates=(TemplateSite(("spec", "template"), ALWAYS_RESTART, (_STS_CLAIMS,)),),
+        workload=True,
+        selector=True,
+    ),
+    KindInfo("apps", "DaemonSet", ("v1",), templates=_TEMPLATE, workload=True, selector=True),
+    KindInfo(
+        "batch",
+        "Job",
+        ("v1",),
+        templates=(TemplateSite(("spec", "template"), JOB_RESTART),),
+        lifecycle="run-once",
+        suspend="/spec/suspend",
+        trial_conditions=("Complete", "Failed"),
+    ),
+    KindInfo(
+        "batch",
+        "CronJob",
+        ("v1",),
+        templates=(TemplateSite(("spec", "jobTemplate", "spec", "template"), JOB_RESTART),),
+    ),
+    # --- Training Operator v1 (kubeflow/trainer v1.9) and mpi-operator v2beta1 jobs ---
+    _kubeflow_job("PyTorchJob", "pytorchReplicaSpecs", "pytorch", removed=_PRE_V1, scaffold="pytorchjob"),
+    _kubeflow_job("TFJob", "tfReplicaSpecs", "tensorflow", removed=_PRE_V1, scaffold="tfjob"),
+    _kubeflow_job("XGBoostJob", "xgbReplicaSpecs", "xgboost", scaffold="xgboostjob"),
+    _kubeflow_job("PaddleJob", "paddleReplicaSpecs", "paddle"),
+    _kubeflow_job("JAXJob", "jaxReplicaSpecs", "jax"),
+    # mpi-operator v2beta1 uses ``mpiReplicaSpecs`` too and takes the first container (Training
+    # Operator v1: ``mpi``); neither adds a default port. v1alpha1 has one ``spec.template`` for
+    # launcher and workers (mpi-operator ``pkg/apis/kubeflow/v1alpha1/types.go``); v1alpha1 and
+    # v1alpha2 were removed in mpi-operator v0.4.0 (kubeflow/mpi-operator#438).
+    dataclasses.replace(
+        _kubeflow_job(
+            "MPIJob",
+            "mpiReplicaSpecs",
+            "mpi",
+            versions=("v2beta1", "v1"),
+            operators=("mpi-operator", _TRAINING_OPERATOR),
+            default_port=False,
+            health=HealthScript(
+                "kubeflow.org/training-job.lua",
+                _KUBEFLOW_V1 + "; kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go JobConditionType",
+            ),
+            removed=(("v1alpha1", "mpi-operator"), ("v1alpha2", "mpi-operator")),
+            scaffold="mpijob",
+        ),
+        pod_specs=(_template("spec", "template"),),
+    ),
+    # --- JobSet (kubernetes-sigs/jobset api/jobset/v1alpha2) and Trainer v2 runtimes ---
+    KindInfo(
+        "jobset.x-k8s.io",
+        "JobSet",
+        ("v1alpha2",),
+        templates=(TemplateSite(("spec", *_JOBSET_JOBS), JOBSET_RESTART, (("spec", *_JOBSET_CLAIMS),)),),
+        lifecycle="run-once",
+        training=True,
+        suspend="/spec/suspend",
+        operators=("jobset",),
+    ),
+    KindInfo(
+        "trainer.kubeflow.org",
+        "TrainingRuntime",
+        ("v1alpha1",),
+        templates=(_RUNTIME_SITE,),
+        operators=("trainer",),
+    ),
+    KindInfo(
+        "trainer.kubeflow.org",
+        "ClusterTrainingRuntime",
+        ("v1alpha1",),
+        templates=(_RUNTIME_SITE,),
+        operators=("trainer",),
+        cluster_scoped=True,
+    ),
+    # --- Katib (kubeflow/katib pkg/apis/controller/experiments/v1beta1): trial templates ---
+    KindInfo(
+        "kubeflow.org",
+        "Experiment",
+        ("v1beta1",),
+        embedded=(("spec", "trialTemplate", "trialSpec"),),
+        lifecycle="run-once",
+        health=HealthScript(
+            "kubeflow.org/Experiment.lua",
+            "kubeflow/katib pkg/apis/controller/experiments/v1beta1/experiment_types.go ExperimentConditionType",
+        ),
+        operators=("katib",),
+        scaffold="katib",
+    ),
+    KindInfo("kubeflow.org", "Trial", ("v1beta1",), embedded=(("spec", "runSpec"),), operators=("katib",)),
+    # --- pod specs the API server does not check as such (policy rules only) ---
     # KServe components inline a ``PodSpec`` plus one container field (kserve ``component.go``,
     # ``predictor.go``); ``workerSpec`` is the multi-node worker pod (``WorkerSpec``).
-    ("serving.kserve.io", "InferenceService"): (
-        SpecSite(("spec", "predictor"), slots=_PREDICTOR_SLOTS),
-        SpecSite(("spec", "transformer")),
-        SpecSite(("spec", "explainer"), slots=tuple((name,) for name in _EXPLAINER_CONTAINERS)),
-        SpecSite(("spec", "predictor", "workerSpec")),
-        SpecSite(("spec", "canary", EACH_ITEM, "predictor"), slots=_PREDICTOR_SLOTS),
-        SpecSite(("spec", "canary", EACH_ITEM, "predictor", "workerSpec")),
+    KindInfo(
+        "serving.kserve.io",
+        "InferenceService",
+        ("v1beta1",),
+        pod_specs=(
+            SpecSite(("spec", "predictor"), slots=_PREDICTOR_SLOTS),
+            SpecSite(("spec", "transformer")),
+            SpecSite(("spec", "explainer"), slots=tuple((name,) for name in _EXPLAINER_CONTAINERS)),
+            SpecSite(("spec", "predictor", "workerSpec")),
+            SpecSite(("spec", "canary", EACH_ITEM, "predictor"), slots=_PREDICTOR_SLOTS),
+            SpecSite(("spec", "canary", EACH_ITEM, "predictor", "workerSpec")),
+        ),
+        operators=_KSERVE,
+        scaffold="kserve",
     ),
     # ``ServingRuntimeSpec`` inlines a ``ServingRuntimePodSpec`` (kserve ``servingruntime_types.go``).
-    ("serving.kserve.io", "ServingRuntime"): _SERVING_RUNTIME_SITES,
-    ("serving.kserve.io", "ClusterServingRuntime"): _SERVING_RUNTIME_SITES,
+    KindInfo("serving.kserve.io", "ServingRuntime", pod_specs=_SERVING_RUNTIME_SITES, operators=_KSERVE),
+    KindInfo(
+        "serving.kserve.io",
+        "ClusterServingRuntime",
+        pod_specs=_SERVING_RUNTIME_SITES,
+        operators=_KSERVE,
+        cluster_scoped=True,
+    ),
     # ``LLMInferenceServiceSpec``: ``template``/``worker``/``prefill``/``router.scheduler.template``
     # are ``PodSpec`` s (kserve ``pkg/apis/serving/v1alpha1/llm_inference_service_types.go``).
-    ("serving.kserve.io", "LLMInferenceService"): _LLM_SITES,
-    ("serving.kserve.io", "LLMInferenceServiceConfig"): _LLM_SITES,
+    KindInfo("serving.kserve.io", "LLMInferenceService", pod_specs=_LLM_SITES, operators=_KSERVE),
+    KindInfo("serving.kserve.io", "LLMInferenceServiceConfig", pod_specs=_LLM_SITES, operators=_KSERVE),
     # ``ClusterStorageContainer.spec.container``: the storage initializer (kserve ``storage_container_types.go``).
-    ("serving.kserve.io", "ClusterStorageContainer"): (
-        SpecSite(("spec", "container"), partial=True, slots=((),)),
+    KindInfo(
+        "serving.kserve.io",
+        "ClusterStorageContainer",
+        pod_specs=(SpecSite(("spec", "container"), partial=True, slots=((),)),),
+        operators=_KSERVE,
+        cluster_scoped=True,
     ),
-    ("trainer.kubeflow.org", "TrainJob"): (
-        SpecSite(("spec", "podTemplateOverrides", EACH_ITEM, "spec"), partial=True),  # Trainer v2.0-v2.2
-        SpecSite(
-            ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"), partial=True
-        ),  # v2.3
-        # ``Trainer`` and ``DatasetInitializer``/``ModelInitializer`` override the runtime's
-        # containers (trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``).
-        SpecSite(("spec", "trainer"), partial=True, slots=((),)),
-        SpecSite(("spec", "initializer", "dataset"), partial=True, slots=((),)),
-        SpecSite(("spec", "initializer", "model"), partial=True, slots=((),)),
+    # Trainer v2 (kubeflow/trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go``): pods come from the
+    # runtime; the TrainJob patches them and overrides the runtime's containers with ``Trainer`` and
+    # ``DatasetInitializer``/``ModelInitializer``.
+    KindInfo(
+        "trainer.kubeflow.org",
+        "TrainJob",
+        ("v1alpha1",),
+        pod_specs=(
+            SpecSite(("spec", "podTemplateOverrides", EACH_ITEM, "spec"), partial=True),  # Trainer v2.0-v2.2
+            SpecSite(
+                ("spec", "runtimePatches", EACH_ITEM, *_PATCHED_JOBS, "template", "spec"), partial=True
+            ),  # v2.3
+            SpecSite(("spec", "trainer"), partial=True, slots=((),)),
+            SpecSite(("spec", "initializer", "dataset"), partial=True, slots=((),)),
+            SpecSite(("spec", "initializer", "model"), partial=True, slots=((),)),
+        ),
+        lifecycle="run-once",
+        training=True,
+        suspend="/spec/suspend",
+        health=HealthScript(
+            "trainer.kubeflow.org/TrainJob.lua",
+            "kubeflow/trainer v2.3.0 pkg/apis/trainer/v1alpha1/trainjob_types.go TrainJob conditions",
+        ),
+        operators=("trainer",),
+        trial=True,
+        trial_conditions=("Complete", "Failed"),
     ),
-    # mpi-operator v1alpha1 ``MPIJobSpec.Template`` (one template for launcher and workers).
-    ("kubeflow.org", "MPIJob"): (_template("spec", "template"),),
+    # Argo CD ``Application``: the check Argo CD removed in v1.8, restored so that the root
+    # Application's sync waves wait for the platform Applications (:mod:`trainops.synth.delivery`).
+    KindInfo(
+        "argoproj.io",
+        "Application",
+        ("v1alpha1",),
+        health=HealthScript(
+            "argoproj.io/Application.lua",
+            "argoproj/argo-cd v3.5.1 docs/operator-manual/health.md (Argocd App); trainops' root Application",
+        ),
+        operators=("argo-cd",),
+    ),
     # Seldon Core v1 ``PredictorSpec.ComponentSpecs[].Spec`` and ``Explainer.ContainerSpec``
     # (seldon-core ``seldondeployment_types.go``).
-    ("machinelearning.seldon.io", "SeldonDeployment"): (
-        SpecSite(("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec")),
-        SpecSite(("spec", "predictors", EACH_ITEM, "explainer"), partial=True, slots=(("containerSpec",),)),
+    KindInfo(
+        "machinelearning.seldon.io",
+        "SeldonDeployment",
+        pod_specs=(
+            SpecSite(("spec", "predictors", EACH_ITEM, "componentSpecs", EACH_ITEM, "spec")),
+            SpecSite(
+                ("spec", "predictors", EACH_ITEM, "explainer"), partial=True, slots=(("containerSpec",),)
+            ),
+        ),
     ),
     # KubeRay ``HeadGroupSpec``/``WorkerGroupSpec`` templates (ray-project/kuberay ``raycluster_types.go``,
     # ``rayjob_types.go``, ``rayservice_types.go``).
-    ("ray.io", "RayCluster"): _ray("spec"),
-    ("ray.io", "RayJob"): _ray("spec", "rayClusterSpec"),
-    ("ray.io", "RayService"): _ray("spec", "rayClusterConfig"),
+    KindInfo("ray.io", "RayCluster", pod_specs=_ray("spec"), wrappable=True),
+    KindInfo("ray.io", "RayJob", pod_specs=_ray("spec", "rayClusterSpec"), trial=True, wrappable=True),
+    KindInfo("ray.io", "RayService", pod_specs=_ray("spec", "rayClusterConfig")),
     # LeaderWorkerSet ``LeaderWorkerTemplate`` (kubernetes-sigs/lws ``api/leaderworkerset/v1``).
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (
-        _template("spec", "leaderWorkerTemplate", "leaderTemplate"),
-        _template("spec", "leaderWorkerTemplate", "workerTemplate"),
+    KindInfo(
+        "leaderworkerset.x-k8s.io",
+        "LeaderWorkerSet",
+        pod_specs=(
+            _template("spec", "leaderWorkerTemplate", "leaderTemplate"),
+            _template("spec", "leaderWorkerTemplate", "workerTemplate"),
+        ),
+        wrappable=True,
     ),
     # Kubeflow Notebook ``NotebookSpec.Template`` (kubeflow/kubeflow ``notebook_types.go``).
-    ("kubeflow.org", "Notebook"): (_template("spec", "template"),),
+    KindInfo("kubeflow.org", "Notebook", pod_specs=(_template("spec", "template"),)),
     # Knative Serving ``Service.spec.template`` (a ``RevisionTemplateSpec``; knative/serving ``service_types.go``).
-    ("serving.knative.dev", "Service"): (_template("spec", "template"),),
+    KindInfo("serving.knative.dev", "Service", pod_specs=(_template("spec", "template"),)),
     # agent-sandbox ``SandboxSpec.PodTemplate`` (kubernetes-sigs/agent-sandbox ``sandbox_types.go``).
-    ("agents.x-k8s.io", "Sandbox"): (_template("spec", "podTemplate"),),
+    KindInfo("agents.x-k8s.io", "Sandbox", pod_specs=(_template("spec", "podTemplate"),)),
     # Kueue ``Workload.spec.podSets[].template`` (kueue ``apis/kueue/v1beta1/workload_types.go``).
-    ("kueue.x-k8s.io", "Workload"): (_template("spec", "podSets", EACH_ITEM, "template"),),
-    ("argoproj.io", "Workflow"): _argo("spec"),
-    ("argoproj.io", "WorkflowTemplate"): _argo("spec"),
-    ("argoproj.io", "ClusterWorkflowTemplate"): _argo("spec"),
-    ("argoproj.io", "CronWorkflow"): _argo("spec", "workflowSpec"),
+    KindInfo(
+        _KUEUE,
+        "Workload",
+        pod_specs=(_template("spec", "podSets", EACH_ITEM, "template"),),
+        health=HealthScript(
+            "kueue.x-k8s.io/Workload.lua",
+            "kubernetes-sigs/kueue apis/kueue/v1beta2/workload_types.go Workload conditions",
+        ),
+        operators=("kueue",),
+    ),
+    KindInfo("argoproj.io", "Workflow", pod_specs=_argo("spec"), trial=True),
+    KindInfo("argoproj.io", "WorkflowTemplate", pod_specs=_argo("spec")),
+    KindInfo("argoproj.io", "ClusterWorkflowTemplate", pod_specs=_argo("spec")),
+    KindInfo("argoproj.io", "CronWorkflow", pod_specs=_argo("spec", "workflowSpec")),
     # prometheus-operator: ``containers``/``initContainers`` of Prometheus, Alertmanager, ThanosRuler
     # and PrometheusAgent are strategic-merge patches of the operator's pod (``CommonPrometheusFields``).
-    **{
-        (_MONITORING, kind): (SpecSite(("spec",), partial=True),)
+    *(
+        KindInfo(
+            _MONITORING,
+            kind,
+            pod_specs=(SpecSite(("spec",), partial=True),),
+            operators=("prometheus-operator",),
+        )
         for kind in ("Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler")
-    },
-}
+    ),
+    # AppWrapper ``spec.components[].template`` (project-codeflare/appwrapper
+    # ``api/v1beta2/appwrapper_types.go``), e.g. a LeaderWorkerSet or a PyTorchJob queued by Kueue.
+    KindInfo(
+        "workload.codeflare.dev", "AppWrapper", wrapped=(("spec", "components", EACH_ITEM, "template"),)
+    ),
+    # --- other cluster-scoped kinds (used when a schema does not say) ---
+    _cluster("", "Namespace"),
+    _cluster("", "Node"),
+    _cluster("", "PersistentVolume"),
+    _cluster("rbac.authorization.k8s.io", "ClusterRole"),
+    _cluster("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    _cluster("storage.k8s.io", "StorageClass"),
+    _cluster("storage.k8s.io", "CSIDriver"),
+    _cluster("scheduling.k8s.io", "PriorityClass"),
+    _cluster("apiextensions.k8s.io", "CustomResourceDefinition"),
+    _cluster("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    _cluster("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    _cluster("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    _cluster("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    _cluster("policy", "PodSecurityPolicy"),
+    *(
+        _cluster(_KUEUE, kind)
+        for kind in (
+            "ClusterQueue",
+            "ResourceFlavor",
+            "Cohort",
+            "AdmissionCheck",
+            "MultiKueueCluster",
+            "MultiKueueConfig",
+            "ProvisioningRequestConfig",
+            "Topology",
+            "WorkloadPriorityClass",
+        )
+    ),
+)
+
+
+def registry(table: Iterable[KindInfo]) -> dict[GroupKind, KindInfo]:
+    """``table`` keyed by ``(group, kind)``, in table order.
+
+    Raises:
+        ValueError: a kind is declared twice.
+    """
+    found: dict[GroupKind, KindInfo] = {}
+    for info in table:
+        if info.key in found:
+            raise ValueError(f"kind {info.group}/{info.kind} is declared twice in the kinds table")
+        found[info.key] = info
+    return found
+
+
+#: The kinds table: ``(group, kind)`` → :class:`KindInfo`. Everything below is a live view of it, so
+#: a kind added here (or, in a test, with ``monkeypatch.setitem``) is validated, walked, delivered and
+#: health-checked everywhere.
+KIND_TABLE: Final[dict[GroupKind, KindInfo]] = registry(_TABLE)
+
+
+def info_of(key: GroupKind | None) -> KindInfo | None:
+    """The :class:`KindInfo` of ``key`` (e.g. :func:`group_kind` of a document), ``None`` when unknown."""
+    return KIND_TABLE.get(key) if key is not None else None
+
+
+# --- views of the table --------------------------------------------------------------------------
+
+
+class KindGroup(AbstractSet[GroupKind]):
+    """The kinds of :data:`KIND_TABLE` whose :class:`KindInfo` passes ``test``: a set looked up in the table
+    at each use (``in``, iteration), so it never goes stale. ``|``/``-`` give plain frozensets.
+
+    Args:
+        test: the predicate on a :class:`KindInfo`.
+    """
+
+    __slots__ = ("_test",)
+
+    def __init__(self, test: Callable[[KindInfo], bool]) -> None:
+        self._test = test
+
+    def __contains__(self, key: object) -> bool:
+        info = KIND_TABLE.get(key) if isinstance(key, tuple) else None
+        return info is not None and self._test(info)
+
+    def __iter__(self) -> Iterator[GroupKind]:
+        return iter([key for key, info in KIND_TABLE.items() if self._test(info)])
+
+    def __len__(self) -> int:
+        return sum(1 for info in KIND_TABLE.values() if self._test(info))
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[GroupKind]) -> frozenset[GroupKind]:  # type: ignore[override]
+        return frozenset(it)
+
+    def __repr__(self) -> str:
+        return f"KindGroup({sorted(self)!r})"
+
+
+_V = TypeVar("_V")
+
+
+class KindTable(Mapping[GroupKind, tuple[_V, ...]]):
+    """One field of the :class:`KindInfo` of the kinds where it is not empty, looked up in
+    :data:`KIND_TABLE` at each use (``.get(key, ())``, iteration in table order).
+
+    Args:
+        field: the :class:`KindInfo` attribute, a tuple (e.g. ``templates``).
+    """
+
+    __slots__ = ("_field",)
+
+    def __init__(self, field: str) -> None:
+        self._field = field
+
+    def get(self, key: object, default: Any = None) -> Any:
+        info = KIND_TABLE.get(key) if isinstance(key, tuple) else None
+        value = getattr(info, self._field) if info is not None else None
+        return value if value else default
+
+    def __getitem__(self, key: GroupKind) -> tuple[_V, ...]:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return cast("tuple[_V, ...]", value)
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __iter__(self) -> Iterator[GroupKind]:
+        return iter([key for key, info in KIND_TABLE.items() if getattr(info, self._field)])
+
+    def __len__(self) -> int:
+        return sum(1 for info in KIND_TABLE.values() if getattr(info, self._field))
+
+
+class _KubeflowNames(Mapping[str, str]):
+    """A :class:`KindInfo` field of the ``kubeflow.org`` kinds by kind name, where ``value`` gives one,
+    looked up in :data:`KIND_TABLE` at each use."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: Callable[[KindInfo], str | None]) -> None:
+        self._value = value
+
+    def __getitem__(self, kind: str) -> str:
+        info = KIND_TABLE.get(("kubeflow.org", kind))
+        found = self._value(info) if info is not None else None
+        if found is None:
+            raise KeyError(kind)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(
+            [i.kind for i in KIND_TABLE.values() if i.group == "kubeflow.org" and self._value(i) is not None]
+        )
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+#: Kubeflow v1 jobs (``kubeflow.org``) → the field holding their replica specs
+#: (kubeflow/trainer v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``; mpi-operator v2beta1 MPIJob).
+REPLICA_SPECS_FIELD: Final[Mapping[str, str]] = _KubeflowNames(lambda info: info.replica_field)
+#: Kubeflow v1 jobs → the container the operator treats as the training container
+#: (``PyTorchJobDefaultContainerName`` and siblings; mpi-operator v2beta1 takes the first, v1 ``mpi``).
+TRAINING_CONTAINER: Final[Mapping[str, str]] = _KubeflowNames(lambda info: info.container)
+#: Kubeflow v1 jobs → the container the Training Operator adds its default port to (``setDefaultPort``;
+#: MPIJob has no default port).
+DEFAULT_PORT_CONTAINER: Final[Mapping[str, str]] = _KubeflowNames(
+    lambda info: info.container if info.default_port else None
+)
+#: Kubeflow v1 jobs (``kubeflow.org``), each with replica specs.
+KUBEFLOW_JOBS: Final = KindGroup(lambda info: info.replica_field is not None)
+#: Everything that runs a training: Kubeflow v1 jobs, Trainer v2 TrainJob, JobSet.
+TRAINING_JOBS: Final = KindGroup(lambda info: info.training)
+#: Run-once objects: a changed spec must be a new object (content-hash name), never a patch.
+RUN_ONCE: Final = KindGroup(lambda info: info.run_once)
+#: Long-running workloads with a pod template and a selector (kube-linter ``DeploymentLike``).
+WORKLOADS: Final = KindGroup(lambda info: info.workload)
+#: Workloads whose ``spec.selector`` must be non-empty and select ``spec.template.metadata.labels``.
+SELECTOR_WORKLOADS: Final = KindGroup(lambda info: info.selector)
+#: Cluster-scoped kinds (used when a schema does not say).
+CLUSTER_SCOPED: Final = KindGroup(lambda info: info.cluster_scoped)
+#: Kinds trainops ships an Argo CD health check for.
+HEALTH_CHECKED: Final = KindGroup(lambda info: info.health is not None)
+
+#: (API group, kind) → pod template locations (:attr:`KindInfo.templates`).
+POD_TEMPLATE_SITES: Final[KindTable[TemplateSite]] = KindTable("templates")
+#: (API group, kind) → pod-spec-shaped fields for policy rules only (:attr:`KindInfo.pod_specs`);
+#: ``tests/test_pod_walker_crds.py`` checks them against every CRD of ``../shared/crds``: each schema
+#: node shaped like a PodSpec or a Container must be reached.
+POD_SPEC_SITES: Final[KindTable[SpecSite]] = KindTable("pod_specs")
+#: (API group, kind) → paths of embedded Kubernetes objects (:attr:`KindInfo.embedded`), checked as
+#: objects of their own kind (their templates, selectors), with ``${…}`` placeholders skipped.
+EMBEDDED_OBJECTS: Final[KindTable[tuple[str, ...]]] = KindTable("embedded")
+#: (API group, kind) → paths of whole objects a wrapper creates as they are (:attr:`KindInfo.wrapped`),
+#: walked for policy rules only.
+WRAPPED_OBJECTS: Final[KindTable[tuple[str, ...]]] = KindTable("wrapped")
+#: Kinds whose objects are walked inside a Katib trial template (``trialSpec``, Trial ``runSpec``):
+#: those Katib runs as trials (Job, Kubeflow and JobSet jobs, Trainer, Argo Workflows, Ray; katib
+#: ``trialResources``). Serving kinds are left out: never trials, and their paths would multiply the
+#: size of every exported Experiment policy.
+TRIAL_KINDS: Final = KindGroup(lambda info: bool(info.templates) or info.trial)
+#: Kinds whose objects are walked inside a wrapper: what AppWrapper wraps (Kubernetes workloads,
+#: Kubeflow and JobSet jobs, Trainer runtimes, Ray, LeaderWorkerSet; appwrapper's user guide). Others
+#: are left out: their paths nest too deep for the CEL parsers (a nesting bound of 32) inside a wrapper.
+WRAPPABLE_KINDS: Final = KindGroup(lambda info: bool(info.templates) or info.wrappable)
+#: Every kind with a pod spec somewhere (the ``KINDS`` of pod-level rules).
+POD_KINDS: Final = KindGroup(
+    lambda info: bool(info.templates or info.pod_specs or info.embedded or info.wrapped)
+)
 
 
 def walk(node: Any, path: tuple[str, ...], parts: Parts = ()) -> Iterator[tuple[Any, Parts]]:
@@ -486,9 +881,10 @@ def pod_templates(obj: Any) -> list[PodSite]:
 
 def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) -> None:
     key = group_kind(obj)
-    if key is None:
+    info = KIND_TABLE.get(key) if key is not None else None
+    if key is None or info is None:
         return
-    for site in POD_TEMPLATE_SITES.get(key, ()):
+    for site in info.templates:
         for template, parts in walk(obj, site.path, base):
             if not isinstance(template, dict):
                 continue
@@ -500,7 +896,7 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
             sites.append(
                 PodSite((*parts, "spec"), spec, labels if isinstance(labels, dict) else {}, key, templated)
             )
-    for spec_site in POD_SPEC_SITES.get(key, ()):
+    for spec_site in info.pod_specs:
         for node, parts in walk(obj, spec_site.path, base):
             if not isinstance(node, dict):
                 continue
@@ -529,11 +925,11 @@ def _collect(obj: Any, base: Parts, sites: list[PodSite], *, templated: bool) ->
                     extra=extra,
                 )
             )
-    for path in EMBEDDED_OBJECTS.get(key, ()):
+    for path in info.embedded:
         for nested, parts in walk(obj, path, base):
             if group_kind(nested) in TRIAL_KINDS:
                 _collect(nested, parts, sites, templated=True)
-    for path in WRAPPED_OBJECTS.get(key, ()):
+    for path in info.wrapped:
         for nested, parts in walk(obj, path, base):
             if group_kind(nested) in WRAPPABLE_KINDS:
                 _collect(nested, parts, sites, templated=templated)

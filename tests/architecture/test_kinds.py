@@ -96,3 +96,77 @@ def test_every_kubeflow_example_has_pod_templates() -> None:
             assert len(pod_templates(doc)) == len(specs), path
             found += 1
     assert found >= 10
+
+
+# --- the kinds table and its views (issue 28 point 3) ---------------------------------------------
+
+
+def test_views_read_the_table() -> None:
+    from trainops.kinds import KIND_TABLE, POD_SPEC_SITES, TRAINING_CONTAINER, WORKLOADS
+
+    assert POD_TEMPLATE_SITES[("apps", "Deployment")] == KIND_TABLE[("apps", "Deployment")].templates
+    assert POD_TEMPLATE_SITES.get(("", "ConfigMap"), ()) == ()
+    assert ("", "ConfigMap") not in POD_TEMPLATE_SITES and None not in RUN_ONCE
+    # MPIJob has both: replica templates (v2beta1, v1) and the one v1alpha1 template.
+    assert ("kubeflow.org", "MPIJob") in POD_TEMPLATE_SITES and ("kubeflow.org", "MPIJob") in POD_SPEC_SITES
+    assert TRAINING_CONTAINER["MPIJob"] == "mpi" and "Experiment" not in TRAINING_CONTAINER
+    combined = WORKLOADS | {("x", "Y")}
+    assert isinstance(combined, frozenset) and ("apps", "DaemonSet") in combined
+    assert set(RUN_ONCE) == {key for key, info in KIND_TABLE.items() if info.lifecycle == "run-once"}
+
+
+def test_health_checks_keep_their_emission_order() -> None:
+    """The argocd-cm patch lists the checks in table order; reordering the table would reorder it."""
+    from trainops.argocd.health import HEALTH_CHECKS
+
+    assert list(HEALTH_CHECKS) == [
+        "kubeflow.org/PyTorchJob",
+        "kubeflow.org/TFJob",
+        "kubeflow.org/XGBoostJob",
+        "kubeflow.org/PaddleJob",
+        "kubeflow.org/JAXJob",
+        "kubeflow.org/MPIJob",
+        "kubeflow.org/Experiment",
+        "trainer.kubeflow.org/TrainJob",
+        "argoproj.io/Application",
+        "kueue.x-k8s.io/Workload",
+    ]
+
+
+def test_every_scaffold_kind_has_one_table_entry() -> None:
+    from trainops.kinds import KIND_TABLE
+    from trainops.scaffold.templates import KINDS, OPERATORS, scaffolded
+
+    assert sorted(i.scaffold for i in KIND_TABLE.values() if i.scaffold) == sorted(KINDS)
+    assert scaffolded("mpijob").key == ("kubeflow.org", "MPIJob")
+    assert OPERATORS["mpijob"] == (("mpi-operator",), ("training-operator",))
+    assert OPERATORS["katib"] == (("katib", "training-operator"),)
+    assert "serving" not in OPERATORS
+
+
+def test_run_once_kinds_are_the_ones_argocd_runs_lists() -> None:
+    """``argocd runs`` and delivery read one set: JobSet, hashed and Prune=false, is a run too."""
+    assert ("jobset.x-k8s.io", "JobSet") in RUN_ONCE
+    assert ("kubeflow.org", "Experiment") in RUN_ONCE and ("apps", "Deployment") not in RUN_ONCE
+
+
+def test_argocd_runs_lists_a_jobset_run_and_never_prunes_it_without_health() -> None:
+    from trainops.argocd.models import Application, ApplicationTree, ResourceStatus
+    from trainops.argocd.runs import list_runs
+
+    where = {"group": "jobset.x-k8s.io", "version": "v1alpha2", "kind": "JobSet", "namespace": "ml"}
+    app = Application(
+        name="train",
+        resources=(
+            ResourceStatus(**where, name="llm-pretrain-0a1b2c", requires_pruning=True),
+            ResourceStatus(group="", version="v1", kind="ConfigMap", namespace="ml", name="cfg-0a1b2c"),
+        ),
+    )
+    (run,) = list_runs(app, ApplicationTree())
+    assert (run.kind, run.base, run.state, run.phase, run.prunable) == (
+        "JobSet",
+        "llm-pretrain",
+        "superseded",
+        "Unknown",
+        False,
+    )

@@ -3,7 +3,8 @@
 Argo CD ships no health check for kubeflow.org, trainer.kubeflow.org or kueue.x-k8s.io (its
 ``resource_customizations/`` has no such folder), so such resources have no health and a failed
 training run never shows in the application's health. The scripts under ``health/`` (package
-data) fill that gap; :data:`HEALTH_CHECKS` says which script serves which group/Kind.
+data) fill that gap; each kind's :attr:`trainops.kinds.KindInfo.health` says which script serves it
+(:data:`HEALTH_CHECKS`).
 
 Argo CD looks a script up by ``<group>/<Kind>`` and first reads the argocd-cm key
 ``resource.customizations.health.<group>_<Kind>`` (``util/lua/lua.go`` ``getHealthScript``), so
@@ -17,6 +18,7 @@ wait for the platform Applications that create the namespaces.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 import yaml
 
 from trainops.argocd.errors import ConfigError
+from trainops.kinds import KIND_TABLE
 
 ARGOCD_NAMESPACE = "argocd"
 """Namespace of the ``argocd-cm`` ConfigMap in a default Argo CD install."""
@@ -66,57 +69,31 @@ class HealthCheck:
         return prelude + folder.joinpath(self.script).read_text(encoding="utf-8")
 
 
-_KUBEFLOW_V1 = "kubeflow/training-operator v1.9.0 pkg/apis/kubeflow.org/v1/common_types.go JobConditionType"
-_CHECKS = (
-    HealthCheck("kubeflow.org", "PyTorchJob", "kubeflow.org/training-job.lua", _KUBEFLOW_V1),
-    HealthCheck("kubeflow.org", "TFJob", "kubeflow.org/training-job.lua", _KUBEFLOW_V1),
-    HealthCheck("kubeflow.org", "XGBoostJob", "kubeflow.org/training-job.lua", _KUBEFLOW_V1),
-    HealthCheck("kubeflow.org", "PaddleJob", "kubeflow.org/training-job.lua", _KUBEFLOW_V1),
-    HealthCheck("kubeflow.org", "JAXJob", "kubeflow.org/training-job.lua", _KUBEFLOW_V1),
-    HealthCheck(
-        "kubeflow.org",
-        "MPIJob",
-        "kubeflow.org/training-job.lua",
-        _KUBEFLOW_V1 + "; kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go JobConditionType",
-    ),
-    HealthCheck(
-        "kubeflow.org",
-        "Experiment",
-        "kubeflow.org/Experiment.lua",
-        "kubeflow/katib pkg/apis/controller/experiments/v1beta1/experiment_types.go ExperimentConditionType",
-    ),
-    HealthCheck(
-        "trainer.kubeflow.org",
-        "TrainJob",
-        "trainer.kubeflow.org/TrainJob.lua",
-        "kubeflow/trainer v2.3.0 pkg/apis/trainer/v1alpha1/trainjob_types.go TrainJob conditions",
-    ),
-    HealthCheck(
-        "argoproj.io",
-        "Application",
-        "argoproj.io/Application.lua",
-        "argoproj/argo-cd v3.5.1 docs/operator-manual/health.md (Argocd App); trainops' root Application",
-    ),
-    HealthCheck(
-        "kueue.x-k8s.io",
-        "Workload",
-        "kueue.x-k8s.io/Workload.lua",
-        "kubernetes-sigs/kueue apis/kueue/v1beta2/workload_types.go Workload conditions",
-    ),
-)
+class _HealthChecks(Mapping[str, HealthCheck]):
+    """The :class:`HealthCheck` of every kind of :data:`trainops.kinds.KIND_TABLE` with a
+    :attr:`~trainops.kinds.KindInfo.health` script, by ``<group>/<Kind>``, in table order; looked up
+    in the table at each use."""
+
+    def _checks(self) -> dict[str, HealthCheck]:
+        checks = (
+            HealthCheck(info.group, info.kind, info.health.script, info.health.source)
+            for info in KIND_TABLE.values()
+            if info.health is not None
+        )
+        return {check.key: check for check in checks}
+
+    def __getitem__(self, key: str) -> HealthCheck:
+        return self._checks()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._checks())
+
+    def __len__(self) -> int:
+        return len(self._checks())
 
 
-def _registry(checks: tuple[HealthCheck, ...]) -> dict[str, HealthCheck]:
-    registry: dict[str, HealthCheck] = {}
-    for check in checks:
-        if check.key in registry:
-            raise ValueError(f"duplicate health check for {check.key}")
-        registry[check.key] = check
-    return registry
-
-
-HEALTH_CHECKS: dict[str, HealthCheck] = _registry(_CHECKS)
-"""Health checks by ``<group>/<Kind>``, in the order they are emitted."""
+HEALTH_CHECKS: Mapping[str, HealthCheck] = _HealthChecks()
+"""Health checks by ``<group>/<Kind>``, in the order they are emitted (the kinds table's)."""
 
 
 def health_check_for(api_version: str, kind: str) -> HealthCheck | None:
@@ -125,8 +102,10 @@ def health_check_for(api_version: str, kind: str) -> HealthCheck | None:
     The group is the part of ``apiVersion`` before ``/`` (none for the core group), as Argo CD's
     ``util/lua/lua.go`` keys its scripts; the version does not matter.
     """
-    group = api_version.rpartition("/")[0]
-    return HEALTH_CHECKS.get(f"{group}/{kind}" if group else kind)
+    info = KIND_TABLE.get((api_version.rpartition("/")[0], kind))
+    if info is None or info.health is None:
+        return None
+    return HealthCheck(info.group, info.kind, info.health.script, info.health.source)
 
 
 class _LiteralDumper(yaml.SafeDumper):

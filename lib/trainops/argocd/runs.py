@@ -1,18 +1,19 @@
 """Run-once objects of an Argo CD application: which is current, which superseded, which finished.
 
-trainops names each run-once object (batch Job, Kubeflow jobs, TrainJob, Katib Experiment)
-``<base>-<6 hex>`` (a content hash of its spec, ``trainops.hashing.content_hash``) and marks it
-``argocd.argoproj.io/sync-options: Prune=false``. A changed spec is a new name, so the old run
-leaves git but stays in the cluster, where Argo CD lists it in ``status.resources`` with
-``requiresPruning: true`` (swagger ``applicationv1alpha1ResourceStatus``): that run is
-*superseded*; a run still in git is *current*.
+trainops names each run-once object (:data:`trainops.kinds.RUN_ONCE`: batch Job, Kubeflow jobs,
+JobSet, TrainJob, Katib Experiment) ``<base>-<6 hex>`` (a content hash of its spec,
+``trainops.hashing.content_hash``) and marks it ``argocd.argoproj.io/sync-options: Prune=false``. A
+changed spec is a new name, so the old run leaves git but stays in the cluster, where Argo CD lists
+it in ``status.resources`` with ``requiresPruning: true`` (swagger
+``applicationv1alpha1ResourceStatus``): that run is *superseded*; a run still in git is *current*.
 
 Its phase comes from the health Argo CD computed (resource tree nodes): Progressing -> Running,
 Healthy -> Succeeded, Degraded -> Failed (batch/Job by Argo CD's Go check, the others by the Lua
-checks in :mod:`trainops.argocd.health`). An object being deleted (``metadata.deletionTimestamp``)
-is reported by Argo CD, before any health check runs, as Progressing with the message "Pending
-deletion" (gitops-engine ``pkg/health``, ``GetResourceHealth``): that run is *Deleting*, not
-Running. Only superseded runs that have finished (Succeeded or Failed) may be pruned.
+checks in :mod:`trainops.argocd.health`; a kind with neither, such as JobSet, stays ``Unknown``). An
+object being deleted (``metadata.deletionTimestamp``) is reported by Argo CD, before any health
+check runs, as Progressing with the message "Pending deletion" (gitops-engine ``pkg/health``,
+``GetResourceHealth``): that run is *Deleting*, not Running. Only superseded runs that have finished
+(Succeeded or Failed) may be pruned.
 """
 
 from __future__ import annotations
@@ -22,21 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from trainops.argocd.models import Application, ApplicationTree, HealthStatus
-
-RUN_ONCE_KINDS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("batch", "Job"),
-        ("kubeflow.org", "PyTorchJob"),
-        ("kubeflow.org", "TFJob"),
-        ("kubeflow.org", "MPIJob"),
-        ("kubeflow.org", "XGBoostJob"),
-        ("kubeflow.org", "PaddleJob"),
-        ("kubeflow.org", "JAXJob"),
-        ("kubeflow.org", "Experiment"),
-        ("trainer.kubeflow.org", "TrainJob"),
-    }
-)
-"""(group, Kind) of the run-once kinds trainops names with a content hash (DESIGN.md decision 4)."""
+from trainops.kinds import RUN_ONCE
 
 RUN_NAME = re.compile(r"^(?P<base>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-(?P<hash>[0-9a-f]{6})$")
 """``<base>-<6 hex>``: a run-once name as trainops gives it."""
@@ -110,7 +97,7 @@ def list_runs(app: Application, tree: ApplicationTree) -> tuple[Run, ...]:
     }
     runs: list[Run] = []
     for res in app.resources:
-        if (res.group, res.kind) not in RUN_ONCE_KINDS:
+        if (res.group, res.kind) not in RUN_ONCE:
             continue
         match = RUN_NAME.match(res.name)
         if match is None:

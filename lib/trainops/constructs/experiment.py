@@ -14,13 +14,13 @@ from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_anno
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
 from trainops.constructs._core.emission import eager
 from trainops.constructs._core.props import require_whole
-from trainops.kinds import REPLICA_SPECS_FIELD, group_kind, pod_templates
+from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
 from trainops.naming import DNS1035_LABEL
 from trainops.nodeenv import configure_node
 
 _KIND = "Experiment"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
-OPERATOR = "katib"
+OPERATOR = KIND_TABLE[("kubeflow.org", _KIND)].operators[0]
 #: Longest base name: trials are named ``<experiment>-<8 random>`` and their pods add more.
 MAX_BASE_NAME = 40
 #: Suggestion algorithms of Katib v0.19's default ``katib-config`` (``manifests/v1beta1/installs``).
@@ -157,18 +157,10 @@ class MetricsCollector:
     port: int | None = None
 
 
-#: The trial kinds Katib knows and how it tells success, failure and the primary pods
-#: (``pkg/apis/controller/experiments/v1beta1/experiment_defaults.go``: DefaultJobSuccessCondition,
-#: DefaultKubeflowJobSuccessCondition, DefaultKubeflowJobPrimaryPodLabels).
+#: How Katib tells success, failure and the primary pods of a trial (success and failure condition
+#: types per kind: :attr:`trainops.kinds.KindInfo.trial_conditions`;
+#: ``pkg/apis/controller/experiments/v1beta1/experiment_defaults.go``: DefaultKubeflowJobPrimaryPodLabels).
 _CONDITION = 'status.conditions.#(type=="{0}")#|#(status=="True")#'
-_TRIAL_KINDS: Final[dict[tuple[str, str], tuple[str, str]]] = {
-    ("batch", "Job"): ("Complete", "Failed"),
-    ("trainer.kubeflow.org", "TrainJob"): ("Complete", "Failed"),
-    **{
-        ("kubeflow.org", k): ("Succeeded", "Failed")
-        for k in ("PyTorchJob", "TFJob", "XGBoostJob", "MPIJob", "PaddleJob", "JAXJob")
-    },
-}
 _MASTER_ROLE = {"training.kubeflow.org/job-role": "master"}
 
 
@@ -401,7 +393,8 @@ class Experiment(ObjectConstruct):
                 f"{_KIND} trial: uses ${{trialParameters.{undefined[0]}}}, which no trial parameter defines"
             )
         key = group_kind(trial_spec)
-        success, failure = _TRIAL_KINDS.get(key or ("", ""), ("Succeeded", "Failed"))
+        info = info_of(key)
+        success, failure = (info and info.trial_conditions) or ("Succeeded", "Failed")
         sites = pod_templates(trial_spec)
         containers = [
             c.get("name") for s in sites for c in s.spec.get("containers", []) if isinstance(c, dict)

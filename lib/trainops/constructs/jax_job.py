@@ -17,13 +17,14 @@ from trainops.constructs.kubeflow import (
     scratch_paths,
     with_port,
 )
+from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "PORT_NAME", "REPLICA_TYPES", "JAXJob"]
 
 _KIND = "JAXJob"
 #: The Training Operator finds the training container by this name (``JAXJobDefaultContainerName``);
 #: its webhook refuses a replica without it (``validateJAXReplicaSpecs``).
-CONTAINER_NAME = "jax"
+CONTAINER_NAME = TRAINING_CONTAINER[_KIND]
 #: The container port of the coordinator (``JAXJobDefaultPortName``; default port 6666).
 PORT_NAME = "jaxjob-port"
 #: Replica types (``JAXJobReplicaTypeWorker``); the webhook allows no others.
@@ -150,4 +151,4 @@ class JAXJob(KubeflowJob):
 
     def _spec(self) -> dict[str, Any]:
         worker = with_port(self._pod.replica(self._workers, "OnFailure", self._mounts), PORT_NAME, self._port)
-        return {"jaxReplicaSpecs": {"Worker": worker}, "runPolicy": self._run_policy.to_spec()}
+        return {REPLICA_SPECS_FIELD[_KIND]: {"Worker": worker}, "runPolicy": self._run_policy.to_spec()}

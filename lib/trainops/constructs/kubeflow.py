@@ -44,7 +44,7 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
-from trainops.kinds import pod_templates
+from trainops.kinds import KIND_TABLE, pod_templates
 from trainops.naming import DNS1035_LABEL
 from trainops.quantity import Quantity
 
@@ -343,7 +343,7 @@ class KubeflowJob(ObjectConstruct):
     """
 
     #: The operator a target cluster must run (a key of ``Cluster.operators``).
-    OPERATOR: ClassVar[str] = "training-operator"
+    OPERATOR: ClassVar[str] = KIND_TABLE[("kubeflow.org", "PyTorchJob")].operators[0]
 
     _cluster: Cluster
     _base_name: str

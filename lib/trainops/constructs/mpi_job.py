@@ -10,6 +10,7 @@ from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct, waiver
 from trainops.constructs._core.props import renamed_props, require_strings, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
+from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD
 
 _KIND = "MPIJob"
 #: Container names of mpi-operator's examples (the operator itself needs none in particular).
@@ -91,7 +92,7 @@ class MPIJob(KubeflowJob):
 
     KIND = "MPIJob"
     API_VERSION = "kubeflow.org/v2beta1"
-    OPERATOR = "mpi-operator"
+    OPERATOR = KIND_TABLE[("kubeflow.org", _KIND)].operators[0]
     #: The Training Operator v1's own MPIJob, used only on a cluster without mpi-operator.
     V1_API_VERSION = "kubeflow.org/v1"
 
@@ -227,7 +228,7 @@ class MPIJob(KubeflowJob):
         spec: dict[str, Any] = {
             "slotsPerWorker": self._slots,
             "runPolicy": self._run_policy.to_spec(),
-            "mpiReplicaSpecs": {
+            REPLICA_SPECS_FIELD[_KIND]: {
                 "Launcher": self._launcher.replica(1, "OnFailure", self._mounts),
                 "Worker": self._worker.replica(self._workers, "OnFailure", self._mounts),
             },

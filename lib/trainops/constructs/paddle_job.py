@@ -18,6 +18,7 @@ from trainops.constructs.kubeflow import (
     scratch_paths,
     with_port,
 )
+from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = [
     "CONTAINER_NAME",
@@ -31,7 +32,7 @@ __all__ = [
 _KIND = "PaddleJob"
 #: The Training Operator finds the training container by this name (``PaddleJobDefaultContainerName``);
 #: its webhook refuses a replica without it (``validateSpec`` in paddlepaddle_webhook.go).
-CONTAINER_NAME = "paddle"
+CONTAINER_NAME = TRAINING_CONTAINER[_KIND]
 #: The container port of the rendezvous endpoint ``PADDLE_MASTER`` (``PaddleJobDefaultPortName``;
 #: default port 36543).
 PORT_NAME = "master"
@@ -232,7 +233,10 @@ class PaddleJob(KubeflowJob):
         replica_specs["Worker"] = with_port(
             self._pod.replica(self._workers, "OnFailure", self._mounts), PORT_NAME, self._port
         )
-        spec: dict[str, Any] = {"paddleReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}
+        spec: dict[str, Any] = {
+            REPLICA_SPECS_FIELD[_KIND]: replica_specs,
+            "runPolicy": self._run_policy.to_spec(),
+        }
         if self._elastic is not None:
             spec["elasticPolicy"] = self._elastic.to_spec()
         return spec

@@ -13,12 +13,13 @@ from trainops.constructs._core.props import (
     require_whole,
 )
 from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
+from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "CleanPodPolicy", "ElasticPolicy", "PyTorchJob", "RunPolicy"]
 
 _KIND = "PyTorchJob"
 #: The Training Operator finds the training container by this name (PyTorchJobDefaultContainerName).
-CONTAINER_NAME = "pytorch"
+CONTAINER_NAME = TRAINING_CONTAINER[_KIND]
 #: Longest base name: the emitted name adds 7 characters (``-<hash6>``) and the operator names
 #: replica Services ``<job>-worker-<i>``, which must stay within 63 characters.
 MAX_BASE_NAME = 45
@@ -268,7 +269,10 @@ class PyTorchJob(KubeflowJob):
             replica_specs["Master"] = self._master_pod.replica(1, restart, self._mounts)
         if self._workers:
             replica_specs["Worker"] = self._pod.replica(self._workers, restart, self._mounts)
-        spec: dict[str, Any] = {"pytorchReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}
+        spec: dict[str, Any] = {
+            REPLICA_SPECS_FIELD[_KIND]: replica_specs,
+            "runPolicy": self._run_policy.to_spec(),
+        }
         if self._nproc is not None:
             spec["nprocPerNode"] = self._nproc
         if self._elastic is not None:

@@ -9,13 +9,14 @@ from trainops.cluster import Cluster
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props, require_whole
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
+from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "REPLICA_TYPES", "SuccessPolicy", "TFJob"]
 
 _KIND = "TFJob"
 #: The Training Operator finds the training container by this name (``TFJobDefaultContainerName``);
 #: its webhook refuses a replica without it (``validateTFReplicaSpecs``).
-CONTAINER_NAME = "tensorflow"
+CONTAINER_NAME = TRAINING_CONTAINER[_KIND]
 #: The replica types this construct emits, in order (``TFJobReplicaType*`` in tensorflow_types.go;
 #: ``Master`` is a backward-compatible alias of ``Chief`` and never emitted).
 REPLICA_TYPES = ("Chief", "PS", "Worker", "Evaluator")
@@ -191,7 +192,10 @@ class TFJob(KubeflowJob):
             if count:
                 pod = self._ps_pod if replica_type == "PS" else self._pod
                 replica_specs[replica_type] = pod.replica(count, "OnFailure", self._mounts)
-        spec: dict[str, Any] = {"tfReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}
+        spec: dict[str, Any] = {
+            REPLICA_SPECS_FIELD[_KIND]: replica_specs,
+            "runPolicy": self._run_policy.to_spec(),
+        }
         if self._success_policy is not None:
             spec["successPolicy"] = self._success_policy
         if self._dynamic:

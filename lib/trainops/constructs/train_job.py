@@ -33,11 +33,12 @@ from trainops.constructs._core.props import (
 )
 from trainops.constructs._core.props import shm_size as shm_size_for
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.kinds import KIND_TABLE
 from trainops.naming import DNS1035_LABEL
 
 _KIND = "TrainJob"
 #: The operator a cluster must run (a key of ``Cluster.operators``, the catalog's operator name).
-OPERATOR = "trainer"
+OPERATOR = KIND_TABLE[("trainer.kubeflow.org", _KIND)].operators[0]
 #: The replicated job and container the torch runtimes train in (``constants.Node``).
 NODE = "node"
 #: The ``manager`` of the runtime patch trainops writes (``runtimePatches`` is a map keyed by it).

@@ -17,13 +17,14 @@ from trainops.constructs.kubeflow import (
     scratch_paths,
     with_port,
 )
+from trainops.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
 
 __all__ = ["CONTAINER_NAME", "MAX_BASE_NAME", "PORT_NAME", "REPLICA_TYPES", "XGBoostJob"]
 
 _KIND = "XGBoostJob"
 #: The Training Operator finds the training container by this name (``XGBoostJobDefaultContainerName``);
 #: its webhook refuses a replica without it (``validateXGBReplicaSpecs``).
-CONTAINER_NAME = "xgboost"
+CONTAINER_NAME = TRAINING_CONTAINER[_KIND]
 #: The container port the operator reads the tracker port from (``XGBoostJobDefaultPortName``;
 #: default port 9999).
 PORT_NAME = "xgboostjob-port"
@@ -158,4 +159,4 @@ class XGBoostJob(KubeflowJob):
             replica_specs["Worker"] = with_port(
                 self._pod.replica(self._workers, "OnFailure", self._mounts), PORT_NAME, self._port
             )
-        return {"xgbReplicaSpecs": replica_specs, "runPolicy": self._run_policy.to_spec()}
+        return {REPLICA_SPECS_FIELD[_KIND]: replica_specs, "runPolicy": self._run_policy.to_spec()}

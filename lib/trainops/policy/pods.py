@@ -14,32 +14,23 @@ from typing import Any, Final
 
 from trainops.kinds import (
     CONTAINER_FIELDS,
-    EMBEDDED_OBJECTS,
-    POD_SPEC_SITES,
-    POD_TEMPLATE_SITES,
     REPLICA_SPECS_FIELD,
-    TRAINING_JOBS,
-    WRAPPED_OBJECTS,
-    GroupKind,
+    KindGroup,
     Parts,
     PodSite,
     slot_name,
 )
+from trainops.kinds import POD_KINDS as POD_KINDS  # re-exported: the KINDS of pod-level rules
+from trainops.kinds import TRAINING_CONTAINER as TRAINING_CONTAINER  # re-exported for the rules
 from trainops.kinds import pod_templates as _pod_templates
 from trainops.quantity import QuantityError, parse_quantity
 
-#: Every kind with a pod spec somewhere (the ``KINDS`` of pod-level rules).
-POD_KINDS: Final[frozenset[GroupKind]] = (
-    frozenset(POD_TEMPLATE_SITES)
-    | frozenset(POD_SPEC_SITES)
-    | frozenset(EMBEDDED_OBJECTS)
-    | frozenset(WRAPPED_OBJECTS)
+_RUNTIMES: Final = frozenset(
+    {("trainer.kubeflow.org", "TrainingRuntime"), ("trainer.kubeflow.org", "ClusterTrainingRuntime")}
 )
-#: Owners of training pods: training jobs and Trainer runtimes (Katib trial pods are ``templated``).
-TRAINING_OWNERS: Final[frozenset[GroupKind]] = TRAINING_JOBS | {
-    ("trainer.kubeflow.org", "TrainingRuntime"),
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
-}
+#: Owners of training pods: training jobs (:data:`trainops.kinds.TRAINING_JOBS`) and Trainer runtimes
+#: (Katib trial pods are ``templated``).
+TRAINING_OWNERS: Final = KindGroup(lambda info: info.training or info.key in _RUNTIMES)
 
 
 @dataclass(frozen=True)
@@ -225,19 +216,6 @@ def show(value: Any) -> str:
     if value is None:
         return "null"
     return str(value)
-
-
-#: The container name each Kubeflow v1 operator treats as the training container (kubeflow/trainer
-#: v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``: ``PyTorchJobDefaultContainerName`` and siblings;
-#: mpi-operator v2beta1 uses the first container, v1 ``mpi``).
-TRAINING_CONTAINER: Final[dict[str, str]] = {
-    "PyTorchJob": "pytorch",
-    "TFJob": "tensorflow",
-    "XGBoostJob": "xgboost",
-    "PaddleJob": "paddle",
-    "JAXJob": "jax",
-    "MPIJob": "mpi",
-}
 
 
 @dataclass(frozen=True)

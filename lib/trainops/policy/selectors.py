@@ -96,7 +96,7 @@ def pod_labels(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
     labels = dict(site.labels)
     name = metadata_of(obj).get("name")
     key = group_kind(obj)
-    if key in KUBEFLOW_JOBS and len(site.parts) > 2:
+    if key is not None and key in KUBEFLOW_JOBS and len(site.parts) > 2:
         # JobController.GenLabels (kubeflow/trainer v1.9 pkg/controller.v1/common/job_controller.go)
         labels.setdefault("training.kubeflow.org/operator-name", f"{key[1].lower()}-controller")
         labels.setdefault("training.kubeflow.org/job-name", name)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.kinds import KIND_TABLE, GroupKind, KindInfo
 from trainops.scaffold.source import call, q, str_list
 
 Kind = Literal["pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve"]
@@ -336,13 +337,35 @@ TEMPLATES: dict[Kind, Callable[[Request], str]] = {
     "kserve": kserve,
 }
 
-#: Kind → what a target cluster must list in ``Cluster.operators`` for the app to build: any one
-#: of the alternatives, each a set of operators all required.
+#: Kind → further kinds its template emits besides its own (:attr:`trainops.kinds.KindInfo.scaffold`):
+#: the Katib experiment's trial is a PyTorchJob.
+ALSO_EMITS: dict[Kind, tuple[GroupKind, ...]] = {"katib": (("kubeflow.org", "PyTorchJob"),)}
+
+
+def scaffolded(kind: Kind) -> KindInfo:
+    """The entry of the kinds table that ``trainops new KIND`` scaffolds (``pytorchjob`` → PyTorchJob).
+
+    Raises:
+        KeyError: no entry has that :attr:`~trainops.kinds.KindInfo.scaffold` kind.
+    """
+    for info in KIND_TABLE.values():
+        if info.scaffold == kind:
+            return info
+    raise KeyError(kind)
+
+
+def operators(kind: Kind) -> tuple[tuple[str, ...], ...]:
+    """What a target cluster must list in ``Cluster.operators`` for the app of ``kind`` to build: any
+    one of the alternatives, each a set of operators all required (``()``: none). From the
+    :attr:`~trainops.kinds.KindInfo.operators` of the scaffolded kind and of :data:`ALSO_EMITS`."""
+    alternatives: list[tuple[str, ...]] = [(name,) for name in scaffolded(kind).operators]
+    for key in ALSO_EMITS.get(kind, ()):
+        alternatives = [(*alt, name) for alt in alternatives for name in KIND_TABLE[key].operators]
+    return tuple(alternatives)
+
+
+#: Kind → what a target cluster must list in ``Cluster.operators`` (:func:`operators`), for the kinds
+#: that need an operator.
 OPERATORS: dict[Kind, tuple[tuple[str, ...], ...]] = {
-    "pytorchjob": (("training-operator",),),
-    "tfjob": (("training-operator",),),
-    "xgboostjob": (("training-operator",),),
-    "mpijob": (("mpi-operator",), ("training-operator",)),
-    "katib": (("katib", "training-operator"),),
-    "kserve": (("kserve",),),
+    kind: operators(kind) for kind in KINDS if operators(kind)
 }

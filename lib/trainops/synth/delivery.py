@@ -8,7 +8,7 @@ needs to sync them (DESIGN.md decisions 4 and 5):
   Application and everything else (PVCs, monitors, dashboards, queues, runtimes, servers) to a
   **long-lived** one (:data:`~trainops.constructs.argocd_application.AppClass`). An app holding
   both becomes ``<cluster>-<app>`` and ``<cluster>-<app>-runs``, two Applications on the same
-  directory told apart by file globs (:data:`RUN_ONCE_FILES`); an app holding one kind keeps the
+  directory told apart by file globs (:func:`run_once_files`); an app holding one kind keeps the
   name ``<cluster>-<app>``. Run-once objects must carry ``Prune=false`` and sit in one sync wave;
 - the **controller-owned fields** Argo CD ignores (:func:`controller_owned`);
 - **platform apps**: an app whose long-lived part emits a Namespace creates the destination
@@ -55,7 +55,16 @@ from trainops.constructs.argocd_application import (
 from trainops.constructs.argocd_applicationset import ARGOCD_DIR, ApplicationSet
 from trainops.constructs.argocd_project import AppProject, Destination
 from trainops.errors import UsageError
-from trainops.kinds import CLUSTER_SCOPED, KUBEFLOW_JOBS, REPLICA_SPECS_FIELD, RUN_ONCE, GroupKind, group_kind
+from trainops.kinds import (
+    CLUSTER_SCOPED,
+    DEFAULT_PORT_CONTAINER,
+    KIND_TABLE,
+    KUBEFLOW_JOBS,
+    REPLICA_SPECS_FIELD,
+    RUN_ONCE,
+    GroupKind,
+    group_kind,
+)
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -75,32 +84,20 @@ RUNS_SUFFIX = "-runs"
 #: and ApplicationSet; AppProjects come before both (``argocd_project.PROJECT_WAVE``).
 PLATFORM_APP_WAVE = -1
 APP_WAVE = 0
-#: The files of run-once objects (``<kind>_<name>.yaml``, :func:`trainops.synth.normalise.file_name`)
-#: as an Argo CD ``directory`` glob: the training Application of a split app includes them, every
-#: long-lived Application excludes them.
-RUN_ONCE_FILES = "{" + ",".join(sorted({f"{kind.lower()}_*.yaml" for _, kind in RUN_ONCE})) + "}"
 
-#: Where the controller that suspends and resumes a run-once kind (Kueue, or a person) writes
-#: ``suspend``: kubernetes ``batch/v1`` JobSpec.suspend, Training Operator ``RunPolicy.suspend``,
-#: Trainer v2 ``TrainJobSpec.suspend``, JobSet ``JobSetSpec.suspend``. Source: Kueue's job
-#: integrations (``pkg/controller/jobs/*``) suspend through these fields.
-SUSPEND_POINTER: dict[GroupKind, str] = {
-    ("batch", "Job"): "/spec/suspend",
-    ("trainer.kubeflow.org", "TrainJob"): "/spec/suspend",
-    ("jobset.x-k8s.io", "JobSet"): "/spec/suspend",
-    **{gk: "/spec/runPolicy/suspend" for gk in KUBEFLOW_JOBS},
-}
+
+def run_once_files() -> str:
+    """The files of run-once objects (``<kind>_<name>.yaml``, :func:`trainops.synth.normalise.file_name`)
+    as an Argo CD ``directory`` glob, e.g. ``{job_*.yaml,pytorchjob_*.yaml}``: the training Application
+    of a split app includes them, every long-lived Application excludes them. From
+    :data:`trainops.kinds.RUN_ONCE`, sorted."""
+    return "{" + ",".join(sorted({f"{kind.lower()}_*.yaml" for _, kind in RUN_ONCE})) + "}"
+
 
 #: The container the Training Operator adds its default port to, per Kubeflow v1 kind
-#: (``<Kind>DefaultContainerName`` in kubeflow/trainer v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``;
-#: MPIJob has no default port).
-DEFAULT_CONTAINER: dict[str, str] = {
-    "PyTorchJob": "pytorch",
-    "TFJob": "tensorflow",
-    "XGBoostJob": "xgboost",
-    "PaddleJob": "paddle",
-    "JAXJob": "jax",
-}
+#: (:attr:`trainops.kinds.KindInfo.default_port`; ``<Kind>DefaultContainerName`` in kubeflow/trainer
+#: v1.9 ``pkg/apis/kubeflow.org/v1/*_types.go``; MPIJob has no default port).
+DEFAULT_CONTAINER = DEFAULT_PORT_CONTAINER
 
 #: Fields the Trainer v2 API server fills from the TrainJob CRD's schema defaults
 #: (kubeflow/trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go`` ``+kubebuilder:default``).
@@ -130,7 +127,9 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
 
     - ``/spec/replicas`` of each workload an HPA scales (by name and namespace, from the HPA's
       ``scaleTargetRef``): the HPA owns it (Argo CD diffing.md, the ``/spec/replicas`` example);
-    - ``suspend`` of every run-once kind present (:data:`SUSPEND_POINTER`): Kueue owns it;
+    - ``suspend`` of every run-once kind present (:attr:`trainops.kinds.KindInfo.suspend`: where
+      Kueue's job integrations, ``pkg/controller/jobs/*``, or a person suspend and resume it): Kueue
+      owns it;
     - the fields the Training Operator defaults in Kubeflow v1 jobs (:func:`kubeflow_defaulted`)
       and the API server defaults in TrainJobs (:data:`TRAINJOB_DEFAULTED`).
 
@@ -155,8 +154,9 @@ def controller_owned(objects: Iterable[dict[str, Any]]) -> list[IgnoreDifference
                     json_pointers=("/spec/replicas",),
                 )
             )
-        if gk in SUSPEND_POINTER:
-            entries.add(IgnoreDifference(group=group, kind=kind, json_pointers=(SUSPEND_POINTER[gk],)))
+        info = KIND_TABLE.get(gk)
+        if info is not None and info.suspend is not None:
+            entries.add(IgnoreDifference(group=group, kind=kind, json_pointers=(info.suspend,)))
         if gk in KUBEFLOW_JOBS:
             entries.add(
                 IgnoreDifference(group=group, kind=kind, jq_path_expressions=kubeflow_defaulted(kind))
@@ -260,12 +260,12 @@ class Part:
     @property
     def include(self) -> str | None:
         """The file glob of its Application: the training part of a split app syncs only run-once files."""
-        return RUN_ONCE_FILES if self.split and self.app_class == "training" else None
+        return run_once_files() if self.split and self.app_class == "training" else None
 
     @property
     def exclude(self) -> str | None:
         """The files its Application leaves out: a long-lived part never syncs run-once files."""
-        return RUN_ONCE_FILES if self.app_class == "long-lived" else None
+        return run_once_files() if self.app_class == "long-lived" else None
 
     @property
     def destinations(self) -> frozenset[str]:

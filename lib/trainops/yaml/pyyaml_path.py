@@ -263,7 +263,7 @@ class _Builder:
                     f"unquoted {text} is the boolean {str(value).lower()} for the API server (YAML 1.1) "
                     f"but a string for YAML 1.2 tools; write {str(value).lower()} or quote it"
                 )
-        elif isinstance(value, str):  # sexagesimal int/float kept as a string
+        elif isinstance(value, str) and _SEXAGESIMAL.search(text):  # base-60 int/float kept as a string
             message = f"unquoted {text} is a base-60 number for YAML 1.1 tools but a string for the API server; quote it"
         elif _LEGACY_OCTAL.match(text):
             message = (
@@ -383,6 +383,10 @@ def _key(node: yaml.Node) -> str:
     return json_path(())  # complex keys cannot be JSON keys; "$" never matches a real field
 
 
+#: The integers go-yaml resolves a hex or binary scalar to: int64, else uint64.
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
     tag = node.tag
     value: str = node.value
@@ -394,10 +398,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
         text = value.replace("_", "")
         sign = -1 if text.startswith("-") else 1
         text = text.lstrip("+-")
-        if text.startswith("0x"):
-            return sign * int(text[2:], 16)
-        if text.startswith("0b"):
-            return sign * int(text[2:], 2)
+        if text.startswith(("0x", "0b")):
+            number = sign * int(text[2:], 16 if text[1] == "x" else 2)
+            # go-yaml (resolve.go) tries int64, then uint64; a larger hex or binary number matches no
+            # float either and stays the plain string
+            return number if _INT64_MIN <= number <= _UINT64_MAX else value
         if len(text) > 1 and text.startswith("0"):
             return sign * int(text, 8)
         try:

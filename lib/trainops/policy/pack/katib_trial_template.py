@@ -75,6 +75,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.findings import Issue, Level
+from trainops.kinds import KIND_TABLE
 from trainops.policy.pods import as_list, as_str, containers, dig, pod_templates
 from trainops.policy.rule import Context, describe
 from trainops.rules import register
@@ -90,11 +91,9 @@ _PLACEHOLDER = re.compile(r"\$\{trialParameters\.([^}]+)\}")
 _META = re.compile(r"^\$\{trialSpec\.(.+)\}$")
 _META_KEYS = ("Name", "Namespace", "Kind", "APIVersion", "Labels", "Annotations")
 _BASE = ("spec", "trialTemplate")
-#: Trial kinds whose success and failure conditions Katib's defaulting webhook fills in
-#: (katib ``experiment_defaults.go`` setDefaultTrialTemplate; ``consts.KubeflowJobKinds``).
-DEFAULTED_CONDITIONS = frozenset(
-    {"Job", "TFJob", "PyTorchJob", "XGBoostJob", "MPIJob", "PaddleJob", "JAXJob", "TrainJob"}
-)
+#: Trial kinds whose success and failure conditions Katib's defaulting webhook fills in, by name as
+#: Katib matches them (:attr:`trainops.kinds.KindInfo.trial_conditions`).
+DEFAULTED_CONDITIONS = frozenset(info.kind for info in KIND_TABLE.values() if info.trial_conditions)
 
 
 def _is_meta(reference: str) -> bool:

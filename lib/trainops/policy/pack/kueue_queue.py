@@ -45,7 +45,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.kinds import TRAINING_JOBS, group_kind
+from trainops.kinds import KindGroup, group_kind
 from trainops.policy.index import where as index_where
 from trainops.policy.pods import as_str, labels_of, metadata_of
 from trainops.policy.rule import Context, describe
@@ -60,7 +60,9 @@ RULE = register(describe(ID, LEVEL, __doc__))
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: Kinds Kueue's job integrations manage (kueue ``pkg/controller/jobs``).
-QUEUED_KINDS = TRAINING_JOBS | {("batch", "Job"), ("ray.io", "RayJob"), ("ray.io", "RayCluster")}
+_ALSO_QUEUED = frozenset({("batch", "Job"), ("ray.io", "RayJob"), ("ray.io", "RayCluster")})
+#: (training jobs, :data:`trainops.kinds.TRAINING_JOBS`, and the others Kueue integrates).
+QUEUED_KINDS = KindGroup(lambda info: info.training or info.key in _ALSO_QUEUED)
 LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
 
 

@@ -68,7 +68,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from trainops.findings import Issue, Level
-from trainops.kinds import RUN_ONCE, WORKLOADS, group_kind
+from trainops.kinds import KindGroup, group_kind
 from trainops.policy.argocd import SYNC_WAVE, sync_wave
 from trainops.policy.objects import hashable
 from trainops.policy.pods import metadata_of, pod_templates
@@ -103,7 +103,8 @@ LATE = frozenset(
         ("autoscaling", "HorizontalPodAutoscaler"),
     }
 )
-MAIN = WORKLOADS | RUN_ONCE | {("serving.kserve.io", "InferenceService")}
+_ISVC = ("serving.kserve.io", "InferenceService")
+MAIN = KindGroup(lambda info: info.workload or info.run_once or info.key == _ISVC)
 
 
 def check_all(

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from trainops.findings import Issue, Level
+from trainops.kinds import KIND_TABLE, KUBEFLOW_JOBS
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -204,7 +205,24 @@ def _k8s(
     )
 
 
-_V1_JOBS = ("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob")
+#: Kubeflow v1 jobs the Training Operator serves at ``kubeflow.org/v1`` (from the kinds table).
+_V1_JOBS = tuple(
+    KIND_TABLE[key].kind
+    for key in KUBEFLOW_JOBS
+    if "v1" in KIND_TABLE[key].versions and "training-operator" in KIND_TABLE[key].operators
+)
+
+
+def _removed(version: str, operator: str) -> tuple[str, ...]:
+    """The ``kubeflow.org`` kinds whose ``version`` ``operator`` stopped serving
+    (:attr:`trainops.kinds.KindInfo.removed`)."""
+    return tuple(
+        info.kind
+        for info in KIND_TABLE.values()
+        if info.group == "kubeflow.org" and (version, operator) in info.removed
+    )
+
+
 _KATIB = ("Experiment", "Trial", "Suggestion")
 _FLOWCONTROL = ("FlowSchema", "PriorityLevelConfiguration")
 _FLOWCONTROL_V1 = Replacement("flowcontrol.apiserver.k8s.io/v1", 29)
@@ -453,7 +471,7 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
     *(
         ApiDeprecation(
             api_version=f"kubeflow.org/{version}",
-            kinds=("TFJob", "PyTorchJob"),
+            kinds=_removed(version, "training-operator"),
             deprecated_in=(1, 0, 0),
             removed_in=(1, 0, 0),
             replacements=(Replacement("kubeflow.org/v1"),),
@@ -476,7 +494,7 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
     ),
     ApiDeprecation(
         api_version="kubeflow.org/v1alpha1",
-        kinds=("MPIJob",),
+        kinds=_removed("v1alpha1", "mpi-operator"),
         deprecated_in=(0, 2, 0),
         removed_in=(0, 4, 0),
         replacements=(Replacement("kubeflow.org/v2beta1"),),
@@ -485,7 +503,7 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
     ),
     ApiDeprecation(
         api_version="kubeflow.org/v1alpha2",
-        kinds=("MPIJob",),
+        kinds=_removed("v1alpha2", "mpi-operator"),
         deprecated_in=(0, 3, 0),
         removed_in=(0, 4, 0),
         replacements=(Replacement("kubeflow.org/v2beta1"),),

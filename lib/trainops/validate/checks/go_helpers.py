@@ -11,11 +11,12 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Collection, Iterable
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
-from typing import Any, Final, TypeGuard
+from typing import Any, Final, TypeGuard, cast
 
 from trainops.findings import Issue
-from trainops.kinds import Parts
+from trainops.kinds import GroupKind, KindGroup, Parts, group_of
 from trainops.naming import quoted
 from trainops.validate.checks import api_server
 from trainops.validate.checks.api_server import RULE
@@ -169,14 +170,26 @@ def get(node: Any, *path: str) -> Any:
     return node
 
 
-def family(run: Callable[[DocumentContext], Iterable[Issue]], kinds: Collection[str]) -> Check:
+def family(
+    run: Callable[[DocumentContext], Iterable[Issue]], kinds: Collection[str] | AbstractSet[GroupKind]
+) -> Check:
     """A ``Check`` of rule ``api-server`` that runs ``run`` on documents whose kind is in ``kinds``
     (a set lookup first: most documents are of none of a family's kinds) and drops issues at paths
-    the ``schema`` family already rejected (a wrong type is reported once)."""
-    names = frozenset(kinds)
+    the ``schema`` family already rejected (a wrong type is reported once).
+
+    Args:
+        run: the family's checks of one document.
+        kinds: kind names, or a :class:`trainops.kinds.KindGroup` (``(group, kind)``, looked up in
+            the kinds table at each document).
+    """
+    group = kinds if isinstance(kinds, KindGroup) else None
+    names = frozenset() if group is not None else frozenset(cast("Collection[str]", kinds))
 
     def check(context: DocumentContext) -> list[Issue]:
-        if context.kind not in names:
+        if group is not None:
+            if (group_of(context.api_version), context.kind) not in group:
+                return []
+        elif context.kind not in names:
             return []
         found = list(run(context))
         if not found:

@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.findings import Issue
-from trainops.kinds import EMBEDDED_OBJECTS, POD_TEMPLATE_SITES, WORKLOADS, Parts, PodSite
+from trainops.kinds import POD_TEMPLATE_SITES, WORKLOADS, KindGroup, Parts, PodSite
 from trainops.naming import DNS1123_LABEL
 from trainops.validate.checks.go_helpers import (
     MAX_INT32,
@@ -127,7 +127,7 @@ def check(context: DocumentContext) -> Iterator[Issue]:
 
 
 #: Kinds with pod templates, and kinds embedding objects that have them (Katib).
-KINDS: Final = frozenset(kind for _, kind in (*POD_TEMPLATE_SITES, *EMBEDDED_OBJECTS))
+KINDS: Final = KindGroup(lambda info: bool(info.templates or info.embedded))
 CHECK = family(check, KINDS)
 
 
