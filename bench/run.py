@@ -56,6 +56,8 @@ TARGET_RSS_MB = 300
 TARGET_STARTUP_S = 0.15
 #: trainops docs/s over kubeconform's, on core kinds and on custom resources (issue 14 point 7).
 TARGET_KUBECONFORM = 5
+#: A faster path of trainops._accel stays only at this speed-up over TRAINOPS_ACCEL=0 (issue 28 point 1).
+TARGET_ACCEL = 1.5
 
 
 #: Why kubernetes-validate cannot see a corpus category (printed for the categories it missed).
@@ -225,10 +227,11 @@ def build_corpora(options: Options, report: Report, console: Console) -> dict[in
 
 #: The start-up row of the interpreter importing :data:`FLOOR_MODULES` and nothing of trainops.
 IMPORT_FLOOR = "python + libraries only"
-#: The libraries ``trainops validate`` cannot start without: the CLI (click), the schema engine
-#: (jsonschema_rs) and the cache directory (platformdirs); their own imports (``dataclasses``,
-#: ``inspect``, ``pathlib``, ``email.utils``...) come with them.
-FLOOR_MODULES = ("click", "jsonschema_rs", "platformdirs", "json")
+#: The libraries ``trainops validate`` cannot start without: the CLI (click), the YAML reader
+#: (yaml, with its LibYAML classes), the schema engine (jsonschema_rs) and the cache directory
+#: (platformdirs); their own imports (``dataclasses``, ``inspect``, ``pathlib``, ``email.utils``...)
+#: come with them.
+FLOOR_MODULES = ("click", "yaml", "jsonschema_rs", "platformdirs", "json")
 
 
 def startup_file(out: Path) -> Path:
@@ -331,8 +334,39 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
             continue
         run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, CWD, records)
         run.agreement = compare(records, run.output)
+        run_plain(options, report, corpus, group, len(records), m.stdout.read_bytes(), console)
         if options.kubeconform_schemas is not None:
             run_kubeconform(options, report, corpus, group, records, console)
+
+
+#: The tool name of trainops with its faster paths off (``TRAINOPS_ACCEL=0``, :mod:`trainops._accel`).
+PLAIN = "trainops TRAINOPS_ACCEL=0"
+
+
+def run_plain(
+    options: Options,
+    report: Report,
+    corpus: Path,
+    group: str,
+    documents: int,
+    report_bytes: bytes,
+    console: Console,
+) -> None:
+    """trainops on the same input right after its default run, with ``TRAINOPS_ACCEL=0``: what the
+    faster paths buy (they stay only at 1.5x or more); its report must be byte-identical."""
+    label = f"{corpus.name}/{group}"
+    console.print(f"trainops validate {label} with TRAINOPS_ACCEL=0 ...")
+    m = run_measured(
+        trainops_argv([corpus / group], options.workers),
+        options.out / "runs" / f"trainops-plain-{corpus.name}-{group}.json",
+        cwd=REPO,
+        env={**_env(), "TRAINOPS_ACCEL": "0"},
+        inputs=[corpus / group],
+    )
+    run = ToolRun(PLAIN, label, corpus.name, group, documents, m, _megabytes((corpus / group).glob("*.yaml")))
+    report.runs.append(run)
+    if not _failed(run, report) and m.stdout.read_bytes() != report_bytes:
+        report.failures.append(f"{PLAIN} on {label}: the report differs from the default run's")
 
 
 def run_kubeconform(
@@ -449,6 +483,17 @@ def evaluate_targets(report: Report) -> None:
                     f"≥ {TARGET_KUBECONFORM}x kubeconform, {what}, {ours.corpus} (same run)",
                     f"{ratio:.2f}x ({ours.docs_per_s:,.0f} vs {theirs.docs_per_s:,.0f} docs/s)",
                     ratio >= TARGET_KUBECONFORM,
+                )
+            )
+    for group, what in (("core", "core kinds"), ("crd", "custom resources")):
+        fast, plain = _largest(report, "trainops", group), _largest(report, PLAIN, group)
+        if fast is not None and plain is not None and fast.corpus == plain.corpus and plain.docs_per_s:
+            ratio = fast.docs_per_s / plain.docs_per_s
+            report.targets.append(
+                Target(
+                    f"≥ {TARGET_ACCEL}x with TRAINOPS_ACCEL=0 (trainops._accel pays), {what}, {fast.corpus}",
+                    f"{ratio:.2f}x ({fast.docs_per_s:,.0f} vs {plain.docs_per_s:,.0f} docs/s)",
+                    ratio >= TARGET_ACCEL,
                 )
             )
     if runs:

@@ -10,6 +10,7 @@ swapping CI runner.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import resource
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from conftest import SAMPLE
+from trainops.yaml.load import Document, stream_text
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 TRAINOPS = str(Path(sys.executable).parent / "trainops")
@@ -97,7 +99,7 @@ CASES = [
     Case("flow_indicator_scalar.yaml", 1, 6, "yaml", "invalid YAML: did not find expected node content"),
     # Found by `make fuzz`: a kind folded over two lines made a two-line finding.
     Case("fuzz_multiline_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 ConfigMap\\nkezzz"),
-    # Found by `make fuzz`: a lone carriage return is a line break for go-yaml but content for rapidyaml.
+    # Found by `make fuzz`: a lone carriage return is a line break for go-yaml.
     Case("fuzz_carriage_return_key.yaml", 1, 15, "yaml", "invalid YAML: could not find expected ':'"),
     # Found by `make fuzz`: a 3 KB kind became a cache file name ("File name too long", exit 3).
     Case("fuzz_utf16_long_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 Config"),
@@ -216,7 +218,7 @@ def _deep_block(depth: int) -> str:
 
 
 def _slow(text: str) -> str:
-    """The same document forced onto the PyYAML path (a ``%YAML`` directive cannot be split)."""
+    """The same document after a ``%YAML`` directive: positions shift by its two lines."""
     return "%YAML 1.1\n---\n" + text
 
 
@@ -227,7 +229,7 @@ def _big_configmap(size: int) -> str:
 
 
 def _anchored(text: str) -> str:
-    """An anchor forces the document onto the PyYAML path of the splitter too."""
+    """The same document with an anchor (alias expansion is counted)."""
     return text.replace("  name: big\n", "  name: big\n  labels: {a: &a b}\n", 1)
 
 
@@ -249,25 +251,36 @@ class Heavy:
 
 
 HEAVY = [
+    Heavy("deep-flow-20000", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"),
     Heavy(
-        "deep-flow-20000-fast-path", lambda: _deep_flow(20000), 1, 6, "yaml", "nests deeper than 128 levels"
+        "deep-flow-20000-after-a-directive",
+        lambda: _slow(_deep_flow(20000)),
+        1,
+        8,
+        "yaml",
+        "nests deeper than 128 levels",
     ),
+    Heavy("deep-block-300", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"),
     Heavy(
-        "deep-flow-20000-slow-path", lambda: _slow(_deep_flow(20000)), 1, 8, "yaml", "nesting deeper than 128"
+        "deep-block-300-after-a-directive",
+        lambda: _slow(_deep_block(300)),
+        1,
+        135,
+        "yaml",
+        "nests deeper than 128 levels",
     ),
+    Heavy("deep-flow-120", lambda: _deep_flow(120), 1, 6, "type", "expected string, got array"),
     Heavy(
-        "deep-block-300-fast-path", lambda: _deep_block(300), 1, 133, "yaml", "nests deeper than 128 levels"
+        "deep-flow-120-after-a-directive",
+        lambda: _slow(_deep_flow(120)),
+        1,
+        8,
+        "type",
+        "expected string, got array",
     ),
+    Heavy("deep-block-120", lambda: _deep_block(120), 1, 6, "type", "expected string, got object"),
     Heavy(
-        "deep-block-300-slow-path", lambda: _slow(_deep_block(300)), 1, 135, "yaml", "nesting deeper than 128"
-    ),
-    Heavy("deep-flow-120-fast-path", lambda: _deep_flow(120), 1, 6, "type", "expected string, got array"),
-    Heavy(
-        "deep-flow-120-slow-path", lambda: _slow(_deep_flow(120)), 1, 8, "type", "expected string, got array"
-    ),
-    Heavy("deep-block-120-fast-path", lambda: _deep_block(120), 1, 6, "type", "expected string, got object"),
-    Heavy(
-        "deep-block-120-slow-path",
+        "deep-block-120-after-a-directive",
         lambda: _slow(_deep_block(120)),
         1,
         8,
@@ -275,7 +288,7 @@ HEAVY = [
         "expected string, got object",
     ),
     Heavy(
-        "configmap-2.5MiB-fast-path",
+        "configmap-2.5MiB",
         lambda: _big_configmap(5 << 19),
         1,
         1,
@@ -283,7 +296,7 @@ HEAVY = [
         "ConfigMap data is 2595000 bytes, more than the 1048576-byte (1 MiB) limit",
     ),
     Heavy(
-        "configmap-2.5MiB-slow-path",
+        "configmap-2.5MiB-anchored",
         lambda: _anchored(_big_configmap(5 << 19)),
         1,
         1,
@@ -308,12 +321,12 @@ HEAVY = [
         "over the limit of 3145728 bytes (3 MiB, the API server's request size limit)",
     ),
     Heavy(
-        "document-over-3MiB-slow-path",
+        "document-over-3MiB-after-a-directive",
         lambda: _slow(_big_configmap(4 << 20)),
         1,
-        3,
+        1,  # the document starts at its directive
         "yaml",
-        "document is over the limit of 3145728 bytes",
+        "over the limit of 3145728 bytes (3 MiB, the API server's request size limit)",
     ),
 ]
 
@@ -343,7 +356,7 @@ def test_memory_ceiling_is_a_finding_and_the_run_goes_on(tmp_path: Path) -> None
     """Under ``TRAINOPS_MEMORY_LIMIT`` a document too big to build is a finding; the next file is still checked."""
     heavy = tmp_path / "a_heavy.yaml"
     heavy.write_text(
-        CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 200_000) + "]\n"
+        CM.format(name="mem") + "  labels: {a: &a b}\ndata:\n  k: [" + ",".join(["1"] * 1_000_000) + "]\n"
     )
     light = tmp_path / "b_light.yaml"
     light.write_text(CM.format(name="Light_Bad"))
@@ -360,3 +373,69 @@ def test_bad_memory_limit_setting_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err, _ = _run_bounded(str(CORPUS / "empty.yaml"), env={"TRAINOPS_MEMORY_LIMIT": "lots"})
     assert code == 2
     assert err.strip() == "trainops: TRAINOPS_MEMORY_LIMIT='lots': expected bytes, e.g. 4G or 512M"
+
+
+def _fan_out(key_bytes: int, places: int) -> str:
+    """A Pod whose containers all merge one anchored mapping holding one long key (issue 27)."""
+    key = "k" * key_bytes
+    lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: fan", "spec:", "  containers:"]
+    lines.append(f"  - name: c0\n    image: busybox:1.36\n    <<: &bad\n      ? {key}\n      : 1")
+    lines += [f"  - name: c{i}\n    image: busybox:1.36\n    <<: *bad" for i in range(1, places)]
+    return "\n".join(lines) + "\n"
+
+
+def test_one_large_value_behind_many_aliases_is_one_finding(tmp_path: Path) -> None:
+    """Issue 27: a 1 MB key reached through one anchor in 100 places gave a 100 MB report at 706 MB.
+    kubectl sends the expanded object, 100 times over the API server's request size limit."""
+    path = tmp_path / "fan.yaml"
+    path.write_text(_fan_out(1 << 20, 100))
+    code, out, err, seconds = _run_bounded(str(path), "--policy", "-o", "json")
+    _no_crash(out, err)
+    assert code == 1
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["rule"], finding["line"], finding["keyword"]) == ("yaml", 1, "limit")
+    assert finding["message"].startswith("document expands through its aliases to more than 3145728 bytes")
+    assert len(out) < 2000 and seconds < SUBPROCESS_SECONDS
+
+
+def test_a_few_aliases_of_a_large_value_are_read() -> None:
+    """Under the request size limit the same shape is an ordinary document."""
+    (document,) = list(stream_text(_fan_out(1000, 100), "fan.yaml"))
+    assert isinstance(document, Document) and document.rejected is None
+    assert len(document.data["spec"]["containers"]) == 100
+
+
+EIGHT_MB = {
+    "many-keys": lambda: CM.format(name="big") + "data:\n" + "".join(f"  k{i:08}: v{i:06}\n" for i in range(1 << 19)),
+    "flow-sequence": lambda: CM.format(name="big") + "data:\n  k: [" + ",".join(["1"] * (1 << 22)) + "]\n",
+    "unclosed-flow-mapping": lambda: CM.format(name="big") + "data:\n  k: {" + ", ".join(f"a{i}: 1" for i in range(1 << 20)) + "\n",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", sorted(EIGHT_MB))
+def test_an_8mb_file_is_a_finding_under_the_default_ceiling(tmp_path: Path, shape: str) -> None:
+    """Issue 27: an 8 MB file reached 3.8 GB and exited 3 (MemoryError). Its one document is over the
+    API server's request size limit: cut out with the parser's events, never composed."""
+    path = tmp_path / "big.yaml"
+    path.write_text(EIGHT_MB[shape]())
+    assert path.stat().st_size > 8 << 20
+    code, out, err, seconds = _run_bounded(str(path), env={"TRAINOPS_MEMORY_LIMIT": "300M"})
+    _no_crash(out, err)
+    assert code == 1
+    assert re.search(
+        rf"^{re.escape(str(path))}:1: .*over the limit of 3145728 bytes.*\[yaml\]$", out, re.M
+    ), out
+    assert seconds < SUBPROCESS_SECONDS
+
+
+def test_300000_one_line_documents_as_json_under_300mb(tmp_path: Path) -> None:
+    """Issue 27: 300,000 one-line documents with ``--format json`` exited 3 under a 300 MB ceiling;
+    the JSON report is written one finding at a time."""
+    path = tmp_path / "many.yaml"
+    path.write_text("".join(f"--- a{i}\n" for i in range(300_000)))
+    code, out, err, _ = _run_bounded(str(path), "-o", "json", env={"TRAINOPS_MEMORY_LIMIT": "300M"})
+    _no_crash(out, err)
+    assert code == 1
+    report = json.loads(out)
+    assert (report["documents"], report["errors"], len(report["findings"])) == (300_000, 300_000, 300_000)
+    assert report["findings"][-1]["message"] == "document is not a mapping (got string)"

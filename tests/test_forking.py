@@ -27,12 +27,6 @@ def test_every_item_once_across_workers() -> None:
     assert len(workers) == 2 and os.getpid() not in workers
 
 
-def test_more_tasks_than_the_task_pipe_holds() -> None:
-    # 20,000 task numbers are 80 KB: more than a pipe's 64 KiB, so the parent feeds them as children read
-    items = list(range(20_000))
-    assert sorted(index for index, _ in fork_map(lambda n: n, items, 2)) == items
-
-
 def test_results_larger_than_a_pipe() -> None:
     items = [1, 2, 3]
     results = dict(fork_map(lambda n: bytes([n]) * (3 << 20), items, 2))

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import codecs
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainops.credentials import credential_in, literal_problem, secret_named
 from trainops.findings import Finding
@@ -89,9 +92,9 @@ def test_depth_bound_is_an_upper_bound() -> None:
 
 
 def _loader() -> Any:
-    from trainops.yaml.pyyaml_path import Loader as _Loader
+    from trainops.yaml.load import Loader
 
-    return _Loader
+    return Loader
 
 
 def test_size_limit_counts_utf8_bytes() -> None:
@@ -233,32 +236,28 @@ def test_data_size_limit_counts_bytes_as_the_api_server(body: str, total: str | 
         assert found == [f"{body.split()[1]} data is {total} bytes, more than the 1048576-byte (1 MiB) limit"]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "k: a\x85b\n",
-        "k: 'a\u2028b'\n",
-        "k: [a\u2029b]\n",
-        "k: @x\n",
-        "k: `x\n",
-        "k: ]x\n",
-        "- }x\n",
-        "k: [%x]\n",
-        "k: [?x]\n",
-        "k: {a: :x}\n",
-        "k: &\n",
-        "k: *\n",
-        "?\n",
-        ":\n",
-        "]\n",
-        "k: a\rb\n",
-    ],
+@settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
+@given(
+    st.lists(st.text(alphabet=" \t?-[{a", max_size=70), max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r", "\x85", "\u2028"]),
+    st.integers(1, 128),
 )
-def test_fast_path_falls_back_where_yaml_1_1_differs(text: str) -> None:
-    """Found by the property tests: rapidyaml (YAML 1.2) reads these differently from go-yaml (YAML 1.1)."""
-    from trainops.yaml.fast import fast_value
+def test_over_depth_bound_is_depth_bound_over_the_limit(lines: list[str], newline: str, limit: int) -> None:
+    text = newline.join(lines)
+    assert limits.over_depth_bound(text, limit) == (limits.depth_bound(text) > limit)
 
-    assert fast_value(text) == (False, None)
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r", "\x85", "\u2028", "\u2029"])
+def test_depth_is_bounded_whatever_the_line_breaks(newline: str) -> None:
+    """Every line break starts a line for the depth bound, as for the parser: a deep block document
+    with lone CR (or NEL, LS, PS) line ends is a finding, not a recursion in the parser."""
+    depth = limits.MAX_DEPTH + 5
+    text = newline.join(f"{'  ' * i}k{i}:" for i in range(depth)) + " 1" + newline
+    assert limits.depth_bound(text) > limits.MAX_DEPTH
+    (document,) = list(stream_text(text, "deep.yaml"))
+    assert isinstance(document, Document) and document.rejected is not None
+    assert document.rejected.keyword == "limit" and document.rejected.line == limits.MAX_DEPTH + 1
+    assert f"deeper than {limits.MAX_DEPTH} levels" in document.rejected.message
 
 
 @pytest.mark.parametrize("kind", ["../../../../etc/passwd", "Pod/../Pod", "K" * 5000, "Pod\x00", "Pod.json"])

@@ -1,5 +1,5 @@
-"""Null pruning descends only into branches that hold a null (``null_holders``, in C): the result is
-the full walk's, on generated documents and schemas; the C and Python ``null_holders`` agree."""
+"""Null pruning descends only into branches that hold a null (``_null_holders``): the result is the
+full walk's, on generated documents and schemas."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainops.validate import nulls
-from trainops.yaml._blockyaml import null_holders
 
 MANY = settings(
     max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5,
@@ -73,21 +72,9 @@ def test_pruning_only_null_branches_equals_the_full_walk(
     assert value == expected
 
 
-@MANY
-@given(value=VALUES)
-def test_c_and_python_null_holders_agree(value: Any) -> None:
-    saved = nulls._C_NULL_HOLDERS
-    nulls._C_NULL_HOLDERS = None
-    try:
-        python = nulls._null_holders(value)
-    finally:
-        nulls._C_NULL_HOLDERS = saved
-    assert null_holders(value) == python
-
-
 def test_null_holders_names_the_path_to_each_null() -> None:
     inner: dict[str, Any] = {"c": None}
     middle = [1, inner]
     doc = {"a": {"b": 1}, "m": middle}
-    assert null_holders(doc) == {id(doc), id(middle), id(inner)}
-    assert null_holders({"a": [1, {"b": "null"}]}) == set()
+    assert nulls._null_holders(doc) == {id(doc), id(middle), id(inner)}
+    assert nulls._null_holders({"a": [1, {"b": "null"}]}) == set()

@@ -82,14 +82,20 @@ def test_units_are_balanced_with_no_small_leftover(tmp_path: Path) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")),
+    st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", "\x85\u2028\u2029é".encode()]), max_size=60).map(
+        b"".join
+    ),
     st.integers(-5, 310),
     st.integers(-5, 310),
 )
-def test_count_lines_is_bytes_count(data: bytes, start: int, end: int) -> None:
-    from trainops.yaml._blockyaml import count_lines
+def test_count_breaks_counts_as_the_parser(data: bytes, start: int, end: int) -> None:
+    """Units after the first start at the line the YAML parser gives their first document (CR LF once,
+    lone CR, LF, NEL, LS, PS)."""
+    from trainops.validate.parallel import count_breaks
 
-    assert count_lines(data, start, end) == data[max(start, 0) : max(end, 0)].count(b"\n")
+    piece = data[max(start, 0) : max(end, 0)]
+    text = piece.decode("utf-8", "replace")
+    assert count_breaks(piece) == len(re.findall("\r\n|[\r\n\x85\u2028\u2029]", text))
 
 
 @pytest.mark.parametrize(

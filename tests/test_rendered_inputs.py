@@ -14,9 +14,9 @@ from conftest import SAMPLE
 from trainops.pipeline import Target, Text, check, policy_check, policy_run
 from trainops.project import Project, load_project
 from trainops.synth import render_project
-from trainops.synth.fast_dump import dump
 from trainops.synth.render import AppResult
 from trainops.workflow import check_rendered, policy_hook, rendered_inputs
+from trainops.yaml.dump import dump_document as dump
 from trainops.yaml.load import Document, stream_text
 
 REPO = Path(__file__).resolve().parents[1]

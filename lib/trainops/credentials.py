@@ -24,10 +24,8 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
-from trainops.textsearch import searcher
-
-#: Substrings one of the selected detectors needs to match (a superset: a hit here only costs a scan).
-#: Plain substring tests (``in``) are used, not a regular expression: they stay fast on megabyte values.
+#: Substrings one of the selected detectors needs to match (a superset: a hit here only costs a scan),
+#: searched as one alternation of literals (:data:`_MARKED`).
 _MARKERS = (
     "PRIVATE KEY",
     "AKIA",
@@ -50,8 +48,13 @@ _MARKERS = (
 )
 
 
-def _marked(text: str) -> bool:
-    return any(marker in text for marker in _MARKERS)
+_MARKED = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
+
+
+def marked(text: str) -> bool:
+    """Whether ``text`` holds a substring one of the detectors needs (:data:`_MARKERS`): ``False``
+    means :func:`credential_in` finds nothing in it, nor in any part of it."""
+    return _MARKED.search(text) is not None
 
 
 #: Names whose literal values are credentials (detect-secrets' KeywordDetector denylist, plus token).
@@ -108,104 +111,6 @@ def _keyword() -> Any:
     return KeywordDetector()
 
 
-#: What a detector of :func:`_detectors` cannot match without (case-sensitive): the start of each of
-#: their patterns (PrivateKey, AWS key IDs, Azure, GitHub, GitLab, Stripe, OpenAI, PyPI, npm, SendGrid,
-#: JWT), all of characters JSON text holds unescaped.
-_DETECTOR_STARTS = (
-    r"A(?:3T|BIA|CCA|KIA|SIA|ccountKey=)",
-    r"P(?:RIVATE KEY|uTTY-User-Key-File-2)",
-    r"g(?:h[pousr]_|l(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-)",
-    r"GR1348941",
-    r"k_live_",
-    r"T3BlbkFJ",
-    r"pypi-AgE",
-    r"_authToken",
-    r"SG\.",
-    r"eyJ",
-)
-#: The same for the detectors matching case-insensitively (Slack tokens and webhooks).
-_DETECTOR_STARTS_ANY_CASE = ("xox", r"hooks\.slack\.com")
-#: detect-secrets' BasicAuthDetector pattern (``://user:password@``); its character classes admit every
-#: character of a JSON escape, so a match in a value is a match in the value's JSON text.
-_BASIC_AUTH = r"://[^:/?#\[\]@!$&'()*+,;=\s]+:[^:/?#\[\]@!$&'()*+,;=\s]+@"
-#: AWSKeyDetector's secret-key pattern needs a 40-character key between quotes (``"`` is ``\"`` in JSON).
-_AWS_SECRET = r"(?i)(?:'|\\\")[0-9a-zA-Z/+]{40}(?:'|\\\")"
-#: The characters ``re.IGNORECASE`` equates with a letter beyond its two ASCII cases (Python's ``re``
-#: tables, checked by tests/test_json_prefilters.py over the Basic Multilingual Plane).
-_CASE_EXTRA = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
-
-
-def _any_case(pattern: str) -> str:
-    """``pattern`` (letters, escapes, ``_``, ``-``, ``|``, ``?``, ``=``, parentheses and spaces only) with
-    every letter outside an escape written as the class of characters ``re.IGNORECASE`` matches it with."""
-    out: list[str] = []
-    escaped = False
-    for c in pattern:
-        if not escaped and c.isalpha():
-            out.append(f"[{c.lower()}{c.upper()}{_CASE_EXTRA.get(c.lower(), '')}]")
-        else:
-            out.append(c)
-        escaped = c == "\\" and not escaped
-    return "".join(out)
-
-
-#: A ``"name": "..."`` member of JSON text whose string :func:`secret_named` may flag (its pattern is
-#: :data:`_SECRET_NAME`'s, which matches no character JSON escapes; JSON's own whitespace after ``:``).
-_SECRET_NAME_IN_JSON = r'"name":[ \t\n\r]*"(?:[^"\\]|\\.)*?(?:' + _any_case(_SECRET_NAME.pattern) + ")"
-
-
-def _starts_in(text: str) -> bool:
-    """:data:`_DETECTOR_STARTS` occur in ``text``, or :data:`_DETECTOR_STARTS_ANY_CASE` in its case-folded
-    form (``str.casefold`` maps every character ``re.IGNORECASE`` equates with a letter, e.g. U+017F
-    with ``s``, to that letter); searched with ``re``, one expression at a time (each from its literal
-    start; one alternation of them all would be tried at every position, 70 times slower)."""
-    if any(re.search(start, text) for start in _DETECTOR_STARTS):
-        return True
-    folded = text.casefold()
-    return any(re.search(start, folded) for start in _DETECTOR_STARTS_ANY_CASE)
-
-
-@cache
-def _screens() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[[str], bool]]:
-    """The searches of :func:`json_may_hold_credential` and :func:`json_may_name_secret`, compiled on
-    first use (not at start-up): the detectors' starts (:func:`_starts_in` as one pattern), ``aws`` in
-    any case (AWSKeyDetector's secret-key pattern is case-insensitive) and :data:`_SECRET_NAME_IN_JSON`."""
-    starts = "|".join([*_DETECTOR_STARTS, *(_any_case(start) for start in _DETECTOR_STARTS_ANY_CASE)])
-    return (
-        searcher(starts, _starts_in),
-        searcher(_any_case("aws"), lambda text: "aws" in text.casefold()),
-        searcher(_SECRET_NAME_IN_JSON),
-    )
-
-
-def json_may_hold_credential(text: str) -> bool:
-    """Whether :func:`credential_in` may find a credential in some string of the JSON ``text``.
-
-    ``False`` is exact: no string of the JSON value (key or value, whatever its line) holds what any
-    detector needs (:data:`_DETECTOR_STARTS`, :data:`_DETECTOR_STARTS_ANY_CASE`, or the patterns
-    that have no fixed start), so the per-string scan can be skipped. ``True`` only means "scan":
-    most manifests take a few text searches here instead of one test per string value.
-
-    Args:
-        text: a JSON text as ``json.dumps`` or rapidyaml writes it (strings escape only ``"``, ``\\``
-            and control characters).
-    """
-    starts_in, aws_in, _ = _screens()
-    if starts_in(text):
-        return True
-    if "://" in text and re.search(_BASIC_AUTH, text):
-        return True
-    return ("'" in text or '\\"' in text) and aws_in(text) and re.search(_AWS_SECRET, text) is not None
-
-
-def json_may_name_secret(text: str) -> bool:
-    """Whether some ``name`` member of the JSON ``text`` holds a string :func:`secret_named` may flag.
-
-    ``False`` is exact; ``True`` only means "look closer" (container and volume names count too).
-    """
-    return _screens()[2](text)
-
-
 def secret_like(name: str, value: str | None = None) -> bool:
     """Whether ``name`` looks like the name of a credential and ``value`` (when given) is not a reference,
     template, switch or flag: the first test of :func:`secret_named` (``False`` means it is ``False``)."""
@@ -227,10 +132,10 @@ def credential_in(value: str) -> str | None:
 
     Multi-line values (ConfigMap files, scripts) are scanned line by line. Never returns the secret.
     """
-    if not _marked(value):
+    if not marked(value):
         return None
     for line in value.splitlines() or [value]:
-        if not _marked(line):
+        if not marked(line):
             continue
         for detector in _detectors():
             if any(True for _ in detector.analyze_string(line)):
@@ -251,15 +156,10 @@ def secret_named(name: str, value: str) -> bool:
     return any(True for _ in _keyword().analyze_string(f'{name}: "{quoted}"'))
 
 
-def literal_problem(name: str, value: str, *, detect: bool = True) -> str | None:
+def literal_problem(name: str, value: str) -> str | None:
     """Why ``name=value`` must not be written into a manifest, or ``None``: a one-line reason that
-    never quotes the value.
-
-    Args:
-        detect: run :func:`credential_in` on ``value``; ``False`` when the caller knows it finds
-            nothing there (:func:`json_may_hold_credential` said so), leaving the test by name.
-    """
-    found = credential_in(value) if detect else None
+    never quotes the value."""
+    found = credential_in(value)
     if found is not None:
         return f"{name} holds a literal {found}"
     if secret_named(name, value):
@@ -354,7 +254,7 @@ def _add_credentials(value: str, add: Callable[[Any], None]) -> None:
         return
     add(value)
     for line in value.splitlines() or [value]:
-        if not _marked(line):
+        if not marked(line):
             continue
         add(line.strip())
         for detector in _detectors():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -248,9 +248,8 @@ def check(
             (:func:`resolve_targets`; every input must be in it).
 
     Files whose total size is at least :data:`PARALLEL_BYTES` are split
-    across ``workers`` processes when ``workers > 1``, and the policy check of such inputs runs in
-    a forked process meanwhile (:mod:`trainops.policy.background`), itself splitting its
-    per-document work across ``workers`` processes; the findings are those of a serial run.
+    across ``workers`` processes when ``workers > 1``, and the policy check splits its per-document
+    work across them too (:mod:`trainops.forking`); the findings are those of a serial run.
     Texts are validated after the files. The result carries the target's ``describe()`` (with
     several targets: ``{"targets": [...]}``, in order of first use) and at most one "superseded by
     Kubeflow Trainer v2" notice (see :func:`once_per_run`).
@@ -259,24 +258,12 @@ def check(
         SchemaError: a cached schema is unreadable.
     """
     targets = {input_name(item): target for item in inputs} if isinstance(target, Target) else dict(target)
-    files = [item for item in inputs if isinstance(item, str)]
-    background = None
-    if policy is not None and workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES:
-        from trainops.policy.background import start as start_background
-
-        # overlaps validation; its per-document work is split across ``workers`` processes too
-        background = start_background(partial(policy_check, workers=workers, targets=targets), inputs, policy)
-    try:
-        only = target if isinstance(target, Target) else None
-        result = _validate_each(targets, inputs, options, only=only, workers=workers, progress=progress)
-    except BaseException:
-        if background is not None:
-            background.cancel()
-        raise
+    only = target if isinstance(target, Target) else None
+    result = _validate_each(targets, inputs, options, only=only, workers=workers, progress=progress)
     if policy is not None:  # unreadable files are already validation findings
-        checked = (
-            background.result() if background is not None else policy_check(inputs, policy, targets=targets)
-        )
+        files = [item for item in inputs if isinstance(item, str)]
+        large = workers > 1 and sum(file_size(f) for f in files) >= PARALLEL_BYTES
+        checked = policy_check(inputs, policy, targets=targets, workers=workers if large else 1)
         result.extend(f for f in checked.findings if f.rule != YAML.id)
     return result
 

@@ -17,7 +17,7 @@ from trainops.pipeline import policy_check, policy_run, print_targets, resolve_t
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
 from trainops.policy.loader import load_pack
-from trainops.report import render
+from trainops.report import write_report
 from trainops.schemas.catalog import default_cache_dir
 from trainops.yaml.walk import walk_inputs
 
@@ -82,7 +82,7 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
     result = policy_check(walked.files, run, targets=targets, workers=workers)
     result.extend(walked.findings)
-    sys.stdout.write(render(result, opts.fmt))
+    write_report(result, opts.fmt, sys.stdout)
     return EXIT_FINDINGS if result.failed(strict=opts.strict) else EXIT_OK
 
 

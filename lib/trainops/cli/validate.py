@@ -15,11 +15,13 @@ import click
 
 from trainops.cli import options
 from trainops.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from trainops.findings import Finding, Result
 from trainops.pipeline import Text, check, policy_run, print_targets, resolve_targets, tree_notes
-from trainops.report import render
+from trainops.report import write_report
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
-from trainops.yaml.limits import apply_memory_limit
+from trainops.yaml.limits import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV, apply_memory_limit
+from trainops.yaml.load import YAML
 from trainops.yaml.walk import walk_inputs
 
 
@@ -116,6 +118,19 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
             bar.stop()
 
 
+def out_of_memory(files: int, path: str) -> Result:
+    """The report of a run that exhausted the memory ceiling (``TRAINOPS_MEMORY_LIMIT``) with the
+    findings of all its documents: one ``yaml`` finding saying so, at ``path`` (the first input)."""
+    message = (
+        f"the run exhausted the memory ceiling of trainops validate ({MEMORY_LIMIT_ENV}, default "
+        f"{DEFAULT_MEMORY_LIMIT >> 30} GiB) holding its findings; validate fewer files at once or raise the ceiling"
+    )
+    return Result(
+        files=files,
+        findings=[Finding(rule=YAML.id, level="error", message=message, file=path, keyword="limit")],
+    )
+
+
 def run_validate(opts: ValidateCommand) -> int:
     """Validate and print the report; return 0 (clean), 1 (findings) or raise for usage errors.
 
@@ -144,18 +159,22 @@ def run_validate(opts: ValidateCommand) -> int:
     if from_stdin:
         inputs.append(Text(stdin_name, read_stdin()))
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
-    with _progress() as progress:
-        result = check(
-            targets,
-            inputs,
-            ValidateOptions(unknown_kinds=opts.unknown_kinds),
-            workers=workers,
-            progress=progress,
-            policy=policy_run() if opts.policy else None,
-        )
+    try:
+        with _progress() as progress:
+            result = check(
+                targets,
+                inputs,
+                ValidateOptions(unknown_kinds=opts.unknown_kinds),
+                workers=workers,
+                progress=progress,
+                policy=policy_run() if opts.policy else None,
+            )
+    except MemoryError:  # each document is bounded; the findings of many together may not be
+        first = next((item for item in inputs if isinstance(item, str)), opts.filename or "<stdin>")
+        result = out_of_memory(len(inputs), first)
     if walked is not None:
         result.extend(f for f in walked.findings if not excluded(f.file, opts.exclude))
-    sys.stdout.write(render(result, opts.fmt))
+    write_report(result, opts.fmt, sys.stdout)
     if opts.summary:
         skipped = f" ({len(found) - len(files)} excluded)" if opts.exclude else ""
         print(

@@ -12,7 +12,6 @@ from typing import Any, Final, Literal
 from trainops.cluster import Cluster
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
-from trainops.constructs._core.emission import eager
 from trainops.constructs._core.props import require_whole
 from trainops.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
 from trainops.naming import DNS1035_LABEL
@@ -434,8 +433,7 @@ def build_trial_spec(trial: Callable[[Construct], object]) -> dict[str, Any]:
     from cdk8s import App, Chart
 
     chart = Chart(App(), "trial", disable_resource_name_hashes=True)
-    with eager():  # rendered with Chart.to_json() below, also while trainops synth records
-        trial(chart)
+    trial(chart)
     objects = [json.loads(json.dumps(o)) for o in chart.to_json()]
     if len(objects) != 1:
         raise ValueError(f"{_KIND} trial: must build exactly one object, built {len(objects)}")

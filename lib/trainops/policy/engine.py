@@ -15,7 +15,6 @@ from typing import Any
 
 from trainops.findings import Finding, Issue
 from trainops.kinds import GroupKind
-from trainops.policy.background import start
 from trainops.policy.config import PolicyConfig
 from trainops.policy.facts import Facts
 from trainops.policy.loader import Pack
@@ -60,7 +59,8 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
     chosen once per kind (a dispatch table), not asked per object. Each document's issues are kept in the
     config's rule order, whichever kind of rule found them. With ``workers > 1`` and at least
     :data:`PARALLEL_DOCUMENTS` documents, the single-object rules, waivers and positions run in that
-    many processes (forked after the cross-object rules, each taking interleaved blocks of documents);
+    many processes (:mod:`trainops.forking`, after the cross-object rules, each taking interleaved blocks
+    of documents);
     the findings are those of a serial run.
 
     Raises:
@@ -108,18 +108,15 @@ def run_policies(documents: Sequence[Document], run: PolicyRun, *, workers: int 
     if workers < 2 or len(docs) < PARALLEL_DOCUMENTS:
         findings = [f for one in finish(range(len(docs))) for f in one]
     else:
-        # The rest in forked processes (each a copy of this one: documents, cross-object issues); this
-        # process takes the first share. Shares interleave blocks of documents, so that each gets some
-        # of every part of the input (kinds cost very differently: custom resources often come last).
+        # In forked processes (each a copy of this one: documents, cross-object issues). Shares
+        # interleave blocks of documents, so that each gets some of every part of the input (kinds
+        # cost very differently: custom resources often come last).
+        from trainops.forking import fork_map  # most runs never fork (start-up)
+
         shares = [_share(len(docs), part, workers) for part in range(workers)]
-        children = [start(finish, shares[part]) for part in range(1, workers)]
-        try:
-            per_share = [finish(shares[0])]
-        except BaseException:
-            for child in children:
-                child.cancel()
-            raise
-        per_share.extend(child.result() for child in children)
+        per_share: list[list[list[Finding]]] = [[] for _ in shares]
+        for part, lists in fork_map(finish, shares, workers):
+            per_share[part] = lists
         by_index: list[list[Finding]] = [[] for _ in docs]
         for share, lists in zip(shares, per_share, strict=True):
             for index, one in zip(share, lists, strict=True):

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TextIO
 
 from trainops.findings import Result
 from trainops.report.github import render_github
-from trainops.report.json_report import render_json
+from trainops.report.json_report import iter_json, render_json
 from trainops.report.junit import render_junit
 from trainops.report.sarif import render_sarif
 from trainops.report.text import location, render_text, text_line
@@ -32,7 +33,7 @@ REPORTERS: dict[str, Callable[[Result], str]] = {
 #: The ``--format`` choices: ``auto`` and every registered reporter.
 FORMATS: tuple[str, ...] = ("auto", *REPORTERS)
 
-__all__ = ["FORMATS", "REPORTERS", "location", "render", "resolve_format", "text_line"]
+__all__ = ["FORMATS", "REPORTERS", "location", "render", "resolve_format", "text_line", "write_report"]
 
 
 def resolve_format(fmt: str) -> str:
@@ -45,3 +46,14 @@ def resolve_format(fmt: str) -> str:
 def render(result: Result, fmt: str) -> str:
     """Render ``result`` in ``fmt`` (``auto`` resolved first)."""
     return REPORTERS[resolve_format(fmt)](result)
+
+
+def write_report(result: Result, fmt: str, stream: TextIO) -> None:
+    """Write ``render(result, fmt)`` to ``stream``; the ``json`` format one finding at a time, so that
+    a run with hundreds of thousands of findings needs no second copy of its report in memory."""
+    fmt = resolve_format(fmt)
+    if fmt == "json":
+        for piece in iter_json(result):
+            stream.write(piece)
+        return
+    stream.write(render(result, fmt))

@@ -10,6 +10,7 @@ C string encoder (``json.encoder.encode_basestring_ascii``) and leaves the rest 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
 
 from trainops.findings import Finding, Result
@@ -63,6 +64,12 @@ def _finding_text(finding: Finding) -> str:
 def render_json(result: Result) -> str:
     """Machine-readable report: counts and every finding (``json.dumps`` with ``indent=2`` and sorted
     keys, then a line break; see the module docstring)."""
+    return "".join(iter_json(result))
+
+
+def iter_json(result: Result) -> Iterator[str]:
+    """:func:`render_json`'s text in pieces, one per finding, so that a report of many findings is
+    written without holding all of its text in memory (:func:`trainops.report.write_report`)."""
     payload: dict[str, object] = {
         "files": result.files,
         "documents": result.documents,
@@ -75,9 +82,12 @@ def render_json(result: Result) -> str:
     head = json.dumps(payload, indent=2, sort_keys=True)
     findings = result.sorted()
     if not findings:
-        return head + "\n"
+        yield head + "\n"
+        return
     # keys are sorted: the top-level "findings" is written before "target", the only other mapping
     before, marker, after = head.partition('"findings": []')
     assert marker, "the findings placeholder is always written"
-    body = ",\n".join(_finding_text(f) for f in findings)
-    return f'{before}"findings": [\n{body}\n  ]{after}\n'
+    yield f'{before}"findings": [\n'
+    for index, finding in enumerate(findings):
+        yield (",\n" if index else "") + _finding_text(finding)
+    yield f"\n  ]{after}\n"

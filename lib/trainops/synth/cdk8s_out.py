@@ -12,14 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from trainops.project import Project
-from trainops.synth.render import render_project, through_cdk8s
+from trainops.synth.render import render_project
 
 
 def write_outdir(project: Project, outdir: Path) -> list[Path]:
     """Render every app of ``project`` for every cluster it targets and write
     ``<outdir>/<cluster>-<app>.k8s.yaml`` (documents in file-name order, ``---`` between them).
-    Every app renders through cdk8s's own ``Chart.to_json()``
-    (:func:`~trainops.synth.render.through_cdk8s`), never a recording.
 
     Returns:
         The files written, in order.
@@ -29,8 +27,7 @@ def write_outdir(project: Project, outdir: Path) -> list[Path]:
     """
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
-    with through_cdk8s():
-        results = render_project(project)
+    results = render_project(project)
     for result in results:
         path = outdir / f"{result.cluster}-{result.app}.k8s.yaml"
         path.write_text("---\n".join(result.files.values()), encoding="utf-8")

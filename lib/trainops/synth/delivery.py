@@ -409,7 +409,7 @@ def _deliver_cluster(
     objects = render_objects(pseudo, target)
     root_key = f"application_{root_name(target)}.yaml"
     objects = dict(sorted({(ROOT_FILE if k == root_key else k): v for k, v in objects.items()}.items()))
-    from trainops.synth.fast_dump import dump as dump_document
+    from trainops.yaml.dump import dump_document
 
     files = {name: dump_document(obj) for name, obj in objects.items()}
     return AppResult(target.name, DELIVERY_APP, files, objects, time.perf_counter() - start)

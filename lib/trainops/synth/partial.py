@@ -16,10 +16,10 @@ from trainops.app import AppDef
 from trainops.cluster import Cluster
 from trainops.project import Project
 from trainops.synth.delivery import ARGOCD_OPERATOR, class_members, deliver
-from trainops.synth.fast_dump import dump as dump_document
 from trainops.synth.lockfile import read_lock
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
 from trainops.synth.render import AppResult, render_objects
+from trainops.yaml.dump import dump_document
 
 #: Generated files are written by the dumper so that a YAML 1.1 safe loader reads them back exactly.
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

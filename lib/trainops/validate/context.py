@@ -40,8 +40,6 @@ class DocumentContext:
         options: the run's options.
         found: issues found so far by earlier families, in order (a family may skip what an earlier
             one reported, e.g. API-server checks skip paths the schema already rejected).
-        json: the JSON text ``data`` was decoded from (fast-path documents), else ``None``: a family
-            may search it to skip documents it cannot flag (:func:`~trainops.yaml.fast.fast_document_json`).
     """
 
     data: dict[str, Any]
@@ -51,7 +49,6 @@ class DocumentContext:
     registry: SchemaRegistry
     options: ValidateOptions
     found: list[Issue] = field(default_factory=list)
-    json: str | None = None
     _pod_sites: list[PodSite] | None = field(default=None, repr=False)
 
     def pod_sites(self) -> list[PodSite]:

@@ -157,9 +157,9 @@ def validate_document(
                 )
             )
         return locate_issues(document, raws, data)
-    if schema.openapi is not None and (document.json is None or "null" in document.json):
-        prune_known_nulls(data, schema.openapi)  # a fast-path document without "null" has no null
-    context = DocumentContext(data, api_version, kind, schema, registry, options, json=document.json)
+    if schema.openapi is not None:
+        prune_known_nulls(data, schema.openapi)
+    context = DocumentContext(data, api_version, kind, schema, registry, options)
     for check in CHECKS:
         context.found.extend(check.run(context))
     raws.extend(context.found)

@@ -15,10 +15,7 @@ null is valid either way, and dropping it loses no check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
-
-from trainops.yaml.native import native
 
 #: ``metadata`` fields of an object (``ObjectMeta``, k8s.io/apimachinery ``pkg/apis/meta/v1/types.go``);
 #: the root ``metadata`` and that of ``x-kubernetes-embedded-resource`` objects are ObjectMeta.
@@ -66,10 +63,7 @@ def prune_known_nulls(data: dict[str, Any], openapi: dict[str, Any]) -> None:
 
 def _null_holders(data: Any) -> set[int]:
     """The ``id()`` of every mapping and list of ``data`` that holds a ``None`` (directly or further
-    down): :func:`_prune` descends only into those (a branch without a null has nothing to prune). In C
-    (``trainops.yaml._blockyaml.null_holders``) where built."""
-    if _C_NULL_HOLDERS is not None:
-        return _C_NULL_HOLDERS(data)
+    down): :func:`_prune` descends only into those (a branch without a null has nothing to prune)."""
     holders: set[int] = set()
 
     def holds(value: Any) -> bool:
@@ -85,10 +79,6 @@ def _null_holders(data: Any) -> set[int]:
     if isinstance(data, dict | list):
         holds(data)
     return holders
-
-
-#: ``trainops.yaml._blockyaml.null_holders`` (C), or ``None`` where it was not built.
-_C_NULL_HOLDERS: Callable[[Any], set[int]] | None = native("trainops.yaml._blockyaml", "null_holders")
 
 
 def _prune(value: Any, node: dict[str, Any], holders: set[int], *, root: bool = False) -> None:

@@ -19,9 +19,7 @@ from trainops.findings import Finding, Result
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.context import ValidateOptions
 from trainops.validate.engine import relax_gc, validate_guarded
-from trainops.yaml.fast import silence_stderr
 from trainops.yaml.load import stream_text
-from trainops.yaml.native import native
 from trainops.yaml.source import decode, path_problem
 from trainops.yaml.template import template_hint
 
@@ -63,9 +61,6 @@ class Unit:
 #: What :func:`plan_units` splits: a file's bytes, or a read-only mmap of them.
 Buffer = bytes | mmap.mmap
 
-#: ``trainops.yaml._blockyaml.count_lines`` (C), or ``None`` where it was not built.
-_COUNT_LINES = native("trainops.yaml._blockyaml", "count_lines")
-
 
 def plan_units(path: str, data: Buffer, chunk_bytes: int = CHUNK_BYTES) -> list[Unit]:
     """Split ``data`` (the file's bytes, or an mmap of them) into units at ``---`` lines: as many as
@@ -89,25 +84,30 @@ def plan_units(path: str, data: Buffer, chunk_bytes: int = CHUNK_BYTES) -> list[
             break
         cut = match.start() + 1
         units.append(Unit(path, len(units), start, cut, lines_before))
-        lines_before += _count_lines(data, start, cut)
+        lines_before += count_breaks(data[start:cut])
         start = cut
     units.append(Unit(path, len(units), start, size, lines_before))
     return units
 
 
-def _count_lines(data: Buffer, start: int, end: int) -> int:
-    """Line breaks in ``data[start:end]`` (in C where built: ``bytes.count`` reads a byte at a time)."""
-    if _COUNT_LINES is not None:
-        count: int = _COUNT_LINES(data, start, end)
-        return count
-    return data[start:end].count(b"\n")
+def count_breaks(data: bytes) -> int:
+    """Line breaks in UTF-8 ``data`` as the YAML parser counts them (go-yaml's ``is_break``): CR LF
+    once, a lone CR, LF, NEL (U+0085), LS (U+2028) and PS (U+2029)."""
+    crlf = data.count(b"\r\n")
+    return (
+        data.count(b"\n")
+        + data.count(b"\r")
+        - crlf
+        + data.count(b"\xc2\x85")
+        + data.count(b"\xe2\x80\xa8")
+        + data.count(b"\xe2\x80\xa9")
+    )
 
 
 _WORKER: tuple[SchemaRegistry, ValidateOptions] | None = None
 
 
 def _init_worker() -> None:
-    silence_stderr()
     relax_gc()
 
 
@@ -224,6 +224,7 @@ def validate_parallel(
             total.findings.extend(
                 replace(f, document=(f.document or 0) + offset) if offset else f for f in unit_result.findings
             )
+            unit_result.findings = []  # renumbered copies replace them: one unit's worth held twice at most
             offset += unit_result.nodes
             if unit_result.stopped:
                 break

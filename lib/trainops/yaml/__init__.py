@@ -1,1 +1,1 @@
-"""YAML as the API server reads it: loading (PyYAML + a rapidyaml fast path) and dumping."""
+"""YAML as the API server reads it: loading (PyYAML, LibYAML) and dumping."""

@@ -21,12 +21,11 @@ from __future__ import annotations
 import os
 import re
 import resource
-from collections.abc import Callable
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from trainops.errors import UsageError
-from trainops.textsearch import searcher
 
 if TYPE_CHECKING:
     import yaml
@@ -78,13 +77,41 @@ def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
 
 # Leading indentation plus block indicators ("- ", "? ") of each line: the column where a block
 # node can start. Block nesting adds at most two levels per column (a sequence as a mapping value
-# shares its key's column), so 2 * (widest prefix + 1) plus every flow opener bounds the depth.
-_BLOCK_PREFIX = re.compile(r"^[ \t?-]*", re.MULTILINE)
+# shares its key's column), so 2 * (widest prefix + 1) plus every flow opener bounds the depth. A line
+# starts after any line break YAML knows (LF, CR, NEL, LS, PS: go-yaml's ``is_break``).
+_LINE_START = "(?:^|(?<=[\n\r\x85\u2028\u2029]))"
+_BLOCK_PREFIX = re.compile(_LINE_START + r"[ \t?-]*")
+
+
+#: Line breaks (go-yaml's ``is_break``), and what may follow a document marker (``---``, ``...``).
+_BREAKS = "\n\r\x85\u2028\u2029"
+_AFTER_MARKER = " \t" + _BREAKS
+
+
+def flow_openers(text: str) -> int:
+    """The most flow collection openers (``[``, ``{``) in one document of ``text``: counted between
+    document markers (``---`` or ``...`` at the start of a line), which no flow collection, quoted or
+    block scalar spans (go-yaml and LibYAML end a scalar there, or fail inside a flow collection);
+    a bound of each document's flow nesting, not of the whole stream's."""
+    if "[" not in text and "{" not in text:
+        return 0
+    cuts = [0]
+    for marker in ("---", "..."):
+        at = text.find(marker)
+        while at >= 0:
+            end = at + 3
+            if (at == 0 or text[at - 1] in _BREAKS) and (end == len(text) or text[end] in _AFTER_MARKER):
+                cuts.append(at)
+            at = text.find(marker, end)
+    cuts.sort()
+    cuts.append(len(text))
+    return max(text.count("[", a, b) + text.count("{", a, b) for a, b in pairwise(cuts))
 
 
 def depth_bound(text: str) -> int:
-    """A cheap upper bound of the nesting depth of ``text`` (no parsing; may overestimate a lot)."""
-    flow = text.count("[") + text.count("{")
+    """A cheap upper bound of the nesting depth of each document of ``text`` (no parsing; may
+    overestimate a lot)."""
+    flow = flow_openers(text)
     if flow > MAX_DEPTH:
         return flow
     widest = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
@@ -94,21 +121,21 @@ def depth_bound(text: str) -> int:
 def over_depth_bound(text: str, limit: int = MAX_DEPTH) -> bool:
     """``depth_bound(text) > limit`` (for ``limit <= MAX_DEPTH``), answered by looking for one line whose
     prefix is wide enough instead of measuring every line (a few microseconds per document)."""
-    flow = text.count("[") + text.count("{")
+    flow = flow_openers(text)
     if flow > limit:
         return True
     # 2 * (widest + 1) + flow > limit  <=>  widest >= wide
     wide = (limit - flow - 2) // 2 + 1
     if wide <= 0:
         return True
-    return _wide_prefix_in(wide)(text)
+    return _wide_prefix_in(wide).search(text) is not None
 
 
 @cache
-def _wide_prefix_in(wide: int) -> Callable[[str], bool]:
+def _wide_prefix_in(wide: int) -> re.Pattern[str]:
     """A search for a line of a text that starts with ``wide`` block-prefix characters, made once per
-    width (:func:`trainops.textsearch.searcher`, Rust's regex crate)."""
-    return searcher("(?:^|\n)[ \t?-]{" + str(wide) + "}")
+    width."""
+    return re.compile(_LINE_START + "[ \t?-]{" + str(wide) + "}")
 
 
 def too_deep(text: str, loader: type[yaml.SafeLoader], limit: int = MAX_DEPTH) -> tuple[int, int] | None:

@@ -2,8 +2,7 @@
 
 Every construct builds its Kubernetes object as a plain Python dict and hands it to cdk8s in as
 few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus one
-``add_json_patch`` call carrying the rest of the body (DESIGN.md decision 3); while ``trainops synth``
-renders an app, the object is recorded in Python instead (:mod:`trainops.constructs._core.emission`).
+``add_json_patch`` call carrying the rest of the body (DESIGN.md decision 3); cdk8s renders it.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from trainops.constructs._core.emission import Emitted, active, record
+from trainops.constructs._core.emission import Emitted
 from trainops.hashing import content_hash
 from trainops.naming import DNS1123_LABEL, NameSyntax, require
 from trainops.nodeenv import configure_node
@@ -112,8 +111,7 @@ def run_once_name(base: str, spec: Any) -> str:
 
 
 def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted:
-    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls, or, inside
-    :func:`~trainops.constructs._core.emission.recording` (``trainops synth``), record it in Python.
+    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls.
 
     Args:
         scope: the L2 construct that owns the object.
@@ -121,11 +119,8 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted
         id: construct id of the child. Default: ``"Resource"`` (the cdk8s-plus convention).
 
     Returns:
-        The emitted object (its cdk8s ``ApiObject``, or its record), to patch later.
+        The emitted object (its cdk8s ``ApiObject``), to patch later.
     """
-    recording = active()
-    if recording is not None:
-        return record(scope, obj, recording)
     api_object = ApiObject(
         scope, id, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"]
     )
@@ -136,16 +131,12 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted
     ]
     if patches:
         api_object.add_json_patch(*patches)
-    return Emitted(api_object, None, None)
+    return Emitted(api_object)
 
 
 def chart_namespace(scope: Construct) -> str | None:
     """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``, two jsii
-    calls); while ``trainops synth`` records an app, its Chart's, known in Python (a recorded app
-    whose tree holds any other Chart is rendered through cdk8s again)."""
-    recording = active()
-    if recording is not None:
-        return recording.namespace
+    calls)."""
     namespace: str | None = Chart.of(scope).namespace
     return namespace
 
@@ -163,11 +154,8 @@ def add_check(construct: Construct, validation: Any) -> None:
     Args:
         construct: the construct the check belongs to.
         validation: an ``IValidation`` whose ``validate()`` returns error messages (empty when fine).
-            Inside a recording (``trainops synth``) it is not added to the cdk8s node: nothing
-            there renders it.
     """
-    if active() is None:
-        construct.node.add_validation(validation)
+    construct.node.add_validation(validation)
     _CHECKS.append(validation)
 
 

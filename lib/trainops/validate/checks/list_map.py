@@ -43,7 +43,7 @@ converted schemas, and sets of objects are rare (none in the catalogued CRDs).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,7 +51,6 @@ from trainops.findings import Issue
 from trainops.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
-from trainops.yaml.native import native
 
 RULE = register(
     RuleInfo(
@@ -216,7 +215,6 @@ class ListMapChecker:
 
     def __init__(self, root: _Node | None) -> None:
         self._root = root
-        self._plan = _plan(root) if root is not None and _ALL_DISTINCT is not None else None
 
     @classmethod
     def from_schema(cls, schema: dict[str, Any], defs: Mapping[str, Any] | None = None) -> ListMapChecker:
@@ -250,44 +248,9 @@ class ListMapChecker:
         """``list-map`` errors for duplicate map-list keys in ``obj``, at the duplicate item."""
         if self._root is None:
             return []
-        if self._plan is not None and _ALL_DISTINCT is not None and _ALL_DISTINCT(self._plan, obj):
-            return []  # the C pre-test: every map list has plain, distinct keys (see _plan)
         out: list[Issue] = []
         _walk(self._root, obj, [], out)
         return out
-
-
-#: :func:`_walk`'s answer "no duplicate" in C (``_listmap.all_distinct``), when every map list passes
-#: :func:`_distinct`; ``None`` where it was not built (then :func:`_walk` answers alone).
-_ALL_DISTINCT: Callable[[tuple[Any, ...], Any], bool] | None = native(
-    "trainops.validate.checks._listmap", "all_distinct"
-)
-
-
-def _plan(root: _Node) -> tuple[Any, ...]:
-    """The graph below ``root`` as ``_listmap.all_distinct`` reads it: a tuple of nodes (``root`` first),
-    each ``(props, items, additional, names, defaults)`` with children as indexes into the tuple."""
-    index: dict[int, int] = {id(root): 0}
-    order = [root]
-    for node in order:  # grows while it is read: every reachable node once
-        for child in node.children():
-            if id(child) not in index:
-                index[id(child)] = len(order)
-                order.append(child)
-
-    def ids(nodes: Iterable[_Node]) -> tuple[int, ...]:
-        return tuple(index[id(n)] for n in nodes)
-
-    return tuple(
-        (
-            {name: ids(group) for name, group in node.props.items()},
-            ids(node.items),
-            ids(node.additional),
-            node.map_keys.names if node.map_keys is not None else None,
-            node.map_keys.defaults if node.map_keys is not None else None,
-        )
-        for node in order
-    )
 
 
 def _ref_name(ref: str) -> str | None:

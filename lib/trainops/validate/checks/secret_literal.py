@@ -35,14 +35,12 @@ from typing import Any
 
 from trainops.credentials import (
     credential_in,
-    json_may_hold_credential,
-    json_may_name_secret,
     literal_problem,
+    marked,
     secret_like,
     walk_strings,
 )
 from trainops.findings import Issue
-from trainops.kinds import CONTAINER_FIELDS, PodSite, pod_templates
 from trainops.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -63,103 +61,58 @@ RULE = register(
 def check(context: DocumentContext) -> Iterator[Issue]:
     """Issues for literal credentials in ``context.data`` (messages never quote the value).
 
-    Fast-path documents other than Secrets are first screened on their JSON text: the detectors run
-    only when :func:`~trainops.credentials.json_may_hold_credential` says they may find something, and
-    a document is walked string by string only when they run or a name may be a credential's
-    (:func:`_may_name_secret`).
+    Documents other than Secrets and ConfigMaps are walked string by string only when
+    :func:`_may_hold_literal` says a string of them can be flagged.
     """
     data = context.data
-    detect = True
-    if context.json is not None and context.kind != "Secret":
-        detect = json_may_hold_credential(context.json)
-        if not detect and not _may_name_secret(context, context.json):
-            return
+    if context.kind not in ("Secret", "ConfigMap") and not _may_hold_literal(data):
+        return
     for parts, value in walk_strings(data):
-        problem = _problem(context.kind, parts, value, data, detect)
+        problem = _problem(context.kind, parts, value, data)
         if problem is not None:
             yield Issue(parts, f"{problem}; reference a Secret instead", RULE.id)
 
 
-def _may_name_secret(context: DocumentContext, text: str) -> bool:
-    """Whether an env entry or a ConfigMap key of the document (JSON text ``text``) may be named like a
-    credential (the test by name of :func:`_problem`); ``False`` is exact."""
-    if (
-        '"env"' in text
-        and json_may_name_secret(text)
-        and _literal_env_named_secret(context.data, text, context.pod_sites())
-    ):
-        return True
-    if context.kind == "ConfigMap":
-        entries = context.data.get("data")
-        return isinstance(entries, dict) and any(isinstance(key, str) and secret_like(key) for key in entries)
-    return False
-
-
-def _literal_env_named_secret(data: Any, text: str | None = None, sites: list[PodSite] | None = None) -> bool:
-    """Whether some ``env`` list below ``data`` has an entry whose string ``value`` and ``name`` pass
-    :func:`~trainops.credentials.secret_like` (a walk over collections only, without paths).
-
-    With ``text``, rapidyaml's JSON of ``data``, the containers' ``env`` lists of the pod templates are
-    looked at first: when they are as many as the ``"env": [`` in ``text`` (rapidyaml writes every
-    ``env`` member holding a list so; a string or a repeated key can only add to the count), they are
-    all the ``env`` lists of ``data`` and the walk over the whole document is not needed."""
-    if text is not None:
-        lists = _container_env_lists(data, sites)
-        if len(lists) == text.count('"env": ['):
-            return any(_named_secret(env) for env in lists)
-    stack = [data]
+def _may_hold_literal(data: Any) -> bool:
+    """Whether :func:`_problem` can flag a string of ``data`` (not a Secret or ConfigMap): some string
+    holds a marker the detectors need (:func:`~trainops.credentials.marked`, searched once over all
+    strings joined by line breaks, which no marker contains), or an ``env`` entry has a string
+    ``value`` and a ``name`` that pass :func:`~trainops.credentials.secret_like`, the first test of the
+    check by name. ``False`` is exact; one walk over the collections instead of a call per string."""
+    strings: list[str] = []
+    stack: list[Any] = [data]
     while stack:
         node = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
         if isinstance(node, dict):
             env = node.get("env")
-            if isinstance(env, list) and _named_secret(env):
+            if isinstance(env, list) and any(_named_like_secret(entry) for entry in env):
                 return True
-            for child in node.values():
-                if isinstance(child, dict | list):
-                    stack.append(child)
-        elif isinstance(node, list):
-            for child in node:
-                if isinstance(child, dict | list):
-                    stack.append(child)
-    return False
+        for child in children:
+            if isinstance(child, str):
+                strings.append(child)
+            elif isinstance(child, dict | list):
+                stack.append(child)
+    return marked("\n".join(strings))
 
 
-def _named_secret(env: list[Any]) -> bool:
-    """Whether an entry of the ``env`` list has a string ``value`` and a ``name`` that pass
-    :func:`~trainops.credentials.secret_like`."""
-    for entry in env:
-        if isinstance(entry, dict):
-            name, value = entry.get("name"), entry.get("value")
-            if isinstance(name, str) and isinstance(value, str) and secret_like(name, value):
-                return True
-    return False
+def _named_like_secret(entry: Any) -> bool:
+    """An ``env`` entry with a string ``value`` whose ``name`` passes :func:`secret_like`."""
+    if not isinstance(entry, dict):
+        return False
+    name, value = entry.get("name"), entry.get("value")
+    return isinstance(name, str) and isinstance(value, str) and secret_like(name, value)
 
 
-def _container_env_lists(data: Any, sites: list[PodSite] | None = None) -> list[list[Any]]:
-    """The ``env`` lists of the containers, init and ephemeral containers of every pod template of
-    ``data`` (``sites``, or :func:`~trainops.kinds.pod_templates` of ``data``), each once."""
-    found: dict[int, list[Any]] = {}
-    for site in pod_templates(data) if sites is None else sites:
-        for field in CONTAINER_FIELDS:
-            containers = site.spec.get(field)
-            if isinstance(containers, list):
-                for container in containers:
-                    env = container.get("env") if isinstance(container, dict) else None
-                    if isinstance(env, list):
-                        found[id(env)] = env
-    return list(found.values())
-
-
-def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object, detect: bool) -> str | None:
-    """Why the string ``value`` at ``parts`` is a literal credential, or ``None``; ``detect=False`` skips
-    the detectors (they find nothing in this document)."""
+def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object) -> str | None:
+    """Why the string ``value`` at ``parts`` is a literal credential, or ``None``."""
     if len(parts) >= 3 and parts[-1] == "value" and isinstance(parts[-2], int) and parts[-3] == "env":
         entry = _at(data, parts[:-1])
         name = entry.get("name") if isinstance(entry, dict) else None
         if isinstance(name, str):
-            return literal_problem(f"env {name}", value, detect=detect)
+            return literal_problem(f"env {name}", value)
     if kind == "ConfigMap" and len(parts) == 2 and parts[0] == "data" and isinstance(parts[1], str):
-        return literal_problem(f"ConfigMap key {parts[1]}", value, detect=detect)
+        return literal_problem(f"ConfigMap key {parts[1]}", value)
     if (
         kind == "Secret"
         and len(parts) == 2
@@ -168,7 +121,7 @@ def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object, 
     ):
         text = _decoded(value) if parts[0] == "data" else value
         return literal_problem(f"Secret key {parts[1]}", text) if text is not None else None
-    found = credential_in(value) if detect else None
+    found = credential_in(value)
     return f"a literal {found}" if found is not None else None
 
 

@@ -1,17 +1,16 @@
-/* trainops.yaml._blockyaml: one C pass from the block YAML that manifests are written in to Python
+/* trainops._accel._blockyaml: one C pass from the block YAML that manifests are written in to Python
  * values and their JSON text.
  *
  * parse(text) -> (value, json_text) | None
  *
- * The loader's fast path (trainops/yaml/fast.py) parses a document with rapidyaml, emits JSON, screens
- * that JSON for scalars YAML 1.1 types otherwise and decodes it: four passes. This module reads the
+ * trainops.yaml.load reads YAML with PyYAML; trainops._accel hands this module the documents of texts
+ * made of tab, line feed and printable ASCII (TRAINOPS_ACCEL=0 turns it off). It reads the
  * subset of YAML that generated and hand-written manifests use (block mappings and sequences, plain,
  * single- and double-quoted one-line scalars, literal and simple folded block scalars, empty flow
  * collections, comments) in one pass and builds the same values, with the JSON text checks search.
  * Anything outside that subset, or any scalar whose YAML 1.1 type could differ (see `plain_value`),
- * returns None and the caller takes the existing path, which also reports errors with positions.
- * A None only costs speed; a value is always the one the existing path builds (property-tested
- * against it in tests/yaml/test_blockyaml.py).
+ * returns None and the caller reads the document with PyYAML, which also reports errors with positions.
+ * A None only costs speed; a value is always the one PyYAML's path builds (tests/test_accel.py).
  *
  * Deliberately refused (None): non-ASCII text, tabs, carriage returns and other control characters;
  * anchors, aliases, tags, merge keys, complex keys, directives; multi-line plain and quoted scalars;
@@ -742,171 +741,11 @@ done:
     return result;
 }
 
-/* A line of s[0:n] starting at `at` begins with '%', or with "..." then a space, a tab, a line break or
- * the end (trainops.yaml.fast._STREAM_SYNTAX). */
-static int stream_syntax_at(const char *s, Py_ssize_t n, Py_ssize_t at) {
-    if (at < n && s[at] == '%') return 1;
-    if (at + 3 <= n && s[at] == '.' && s[at + 1] == '.' && s[at + 2] == '.')
-        return at + 3 == n || s[at + 3] == ' ' || s[at + 3] == '\t' || s[at + 3] == '\n';
-    return 0;
-}
-
-/* s[begin:end] has a line whose first character after spaces and tabs is not \r, \n or '#'
- * (trainops.yaml.fast._CONTENT). */
-static int has_content(const char *s, Py_ssize_t begin, Py_ssize_t end) {
-    Py_ssize_t i = begin;
-    while (i < end) {
-        while (i < end && (s[i] == ' ' || s[i] == '\t')) i++;
-        if (i < end && s[i] != '\r' && s[i] != '\n' && s[i] != '#') return 1;
-        const char *nl = memchr(s + i, '\n', (size_t)(end - i));
-        if (nl == NULL) return 0;
-        i = nl - s + 1;
-    }
-    return 0;
-}
-
-static PyObject *split(PyObject *module, PyObject *arg) {
-    (void)module;
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "split() takes a str");
-        return NULL;
-    }
-    if (PyUnicode_KIND(arg) != PyUnicode_1BYTE_KIND) Py_RETURN_NOTIMPLEMENTED;
-    const char *s = (const char *)PyUnicode_1BYTE_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    if (stream_syntax_at(s, n, 0)) Py_RETURN_NONE;
-    for (const char *nl = memchr(s, '\n', (size_t)n); nl != NULL; nl = memchr(nl + 1, '\n', (size_t)(n - (nl + 1 - s))))
-        if (stream_syntax_at(s, n, nl - s + 1)) Py_RETURN_NONE;
-    PyObject *pieces = PyList_New(0);
-    if (pieces == NULL) return NULL;
-    Py_ssize_t begin = 0, line = 0;
-    int index = 0;
-    /* a document starts at 0 when the text starts with "---" then a space, a tab, a line break or the end */
-    if (n >= 3 && s[0] == '-' && s[1] == '-' && s[2] == '-' && (n == 3 || s[3] == ' ' || s[3] == '\t' || s[3] == '\n'))
-        index = 1; /* the empty piece before it is dropped */
-    for (;;) {
-        /* the next "\n---" followed by a space, a tab, a line break or the end */
-        Py_ssize_t end = n;
-        const char *nl = memchr(s + begin, '\n', (size_t)(n - begin));
-        while (nl != NULL) {
-            Py_ssize_t at = nl - s;
-            if (at + 4 <= n && s[at + 1] == '-' && s[at + 2] == '-' && s[at + 3] == '-' &&
-                (at + 4 == n || s[at + 4] == ' ' || s[at + 4] == '\t' || s[at + 4] == '\n')) {
-                end = at + 1;
-                break;
-            }
-            nl = memchr(nl + 1, '\n', (size_t)(n - at - 1));
-        }
-        Py_ssize_t lines = 0;
-        for (const char *p = memchr(s + begin, '\n', (size_t)(end - begin)); p != NULL;
-             p = memchr(p + 1, '\n', (size_t)(end - (p + 1 - s))))
-            lines++;
-        if (index > 0 || (begin < end && has_content(s, begin, end))) {
-            PyObject *text = PyUnicode_Substring(arg, begin, end);
-            PyObject *piece = text == NULL ? NULL : Py_BuildValue("(Nn)", text, line);
-            if (piece == NULL || PyList_Append(pieces, piece) < 0) {
-                Py_XDECREF(piece);
-                Py_DECREF(pieces);
-                return NULL;
-            }
-            Py_DECREF(piece);
-        }
-        line += lines;
-        index++;
-        if (end == n) break;
-        begin = end;
-    }
-    return pieces;
-}
-
-static PyObject *refused_line(PyObject *module, PyObject *unused) {
-    (void)module;
-    (void)unused;
-    return PyLong_FromSsize_t(last_refusal);
-}
-
-/* Add to `holders` the id() of every dict or list at or below `value` that holds a None (directly or
- * further down); 1 when `value` does, 0 when not, -1 on error or past MAX_HOLDER_DEPTH. */
-#define MAX_HOLDER_DEPTH 1000
-static int collect_holders(PyObject *value, PyObject *holders, int depth) {
-    if (depth > MAX_HOLDER_DEPTH) {
-        PyErr_SetString(PyExc_RecursionError, "null_holders: nesting too deep");
-        return -1;
-    }
-    int found = 0;
-    if (PyDict_Check(value)) {
-        PyObject *key, *item;
-        Py_ssize_t at = 0;
-        while (PyDict_Next(value, &at, &key, &item)) {
-            int below = item == Py_None ? 1 : (PyDict_Check(item) || PyList_Check(item)) ? collect_holders(item, holders, depth + 1) : 0;
-            if (below < 0) return -1;
-            found |= below;
-        }
-    } else if (PyList_Check(value)) {
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
-            PyObject *item = PyList_GET_ITEM(value, i);
-            int below = item == Py_None ? 1 : (PyDict_Check(item) || PyList_Check(item)) ? collect_holders(item, holders, depth + 1) : 0;
-            if (below < 0) return -1;
-            found |= below;
-        }
-    }
-    if (found) {
-        PyObject *id = PyLong_FromVoidPtr(value);
-        if (id == NULL || PySet_Add(holders, id) < 0) {
-            Py_XDECREF(id);
-            return -1;
-        }
-        Py_DECREF(id);
-    }
-    return found;
-}
-
-static PyObject *null_holders(PyObject *module, PyObject *value) {
-    (void)module;
-    PyObject *holders = PySet_New(NULL);
-    if (holders == NULL) return NULL;
-    if (collect_holders(value, holders, 0) < 0) {
-        Py_DECREF(holders);
-        return NULL;
-    }
-    return holders;
-}
-
-/* count_lines(buffer, start, end): the line breaks in buffer[start:end] (bytes or any buffer, e.g. an
- * mmap). A plain loop the compiler vectorises: bytes.count(b"\n") reads one byte at a time (15 ms for
- * the 22 MB the parallel planner counts before its workers can start). */
-static PyObject *count_lines(PyObject *module, PyObject *args) {
-    (void)module;
-    Py_buffer view;
-    Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*nn:count_lines", &view, &start, &end)) return NULL;
-    if (start < 0) start = 0;
-    if (end > view.len) end = view.len;
-    const unsigned char *s = (const unsigned char *)view.buf;
-    Py_ssize_t count = 0;
-    for (Py_ssize_t i = start; i < end; i++) count += s[i] == '\n';
-    PyBuffer_Release(&view);
-    return PyLong_FromSsize_t(count);
-}
-
 static PyMethodDef METHODS[] = {
-    {"count_lines", count_lines, METH_VARARGS,
-     "count_lines(buffer, start, end): the number of line breaks in buffer[start:end]."},
-    {"null_holders", null_holders, METH_O,
-     "null_holders(value) -> set[int]\n\n"
-     "The id() of every dict or list at or below value that holds a None, directly or further down "
-     "(empty when value holds none). Raises RecursionError past 1,000 levels."},
-    {"split", split, METH_O,
-     "split(text: str) -> list[tuple[str, int]] | None | NotImplemented\n\n"
-     "trainops.yaml.fast.split_documents as (text, line_offset) pairs; None for stream syntax it does not "
-     "model; NotImplemented for text with characters past U+00FF (the caller splits it in Python)."},
-    {"refused_line", refused_line, METH_NOARGS,
-     "refused_line() -> int\n\nThe 0-based line (of the current line start) where the last refused parse stopped, "
-     "or -1 (for tests and for finding what the subset does not read)."},
     {"parse", parse, METH_O,
      "parse(text: str) -> tuple[object, str] | None\n\n"
      "The value of one YAML document and its JSON text, or None when the text is outside the block "
-     "subset this module reads (the caller then uses rapidyaml or PyYAML). Raises MemoryError."},
+     "subset this module reads (the caller then reads it with PyYAML). Raises MemoryError."},
     {NULL, NULL, 0, NULL},
 };
 

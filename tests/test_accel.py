@@ -1,5 +1,6 @@
-"""The C block reader (:mod:`trainops.yaml._blockyaml`) builds exactly the value the loader builds
-without it (rapidyaml or PyYAML), or refuses; and its JSON text holds that value."""
+"""The faster paths (``trainops._accel``) give byte-identical reports: ``validate --policy`` of every
+file of ../shared/examples and of the bundled output (generated/), with ``TRAINOPS_ACCEL`` on and off;
+``TRAINOPS_ACCEL=0`` turns them off."""
 
 from __future__ import annotations
 
@@ -16,17 +17,87 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLES, SAMPLE, needs_shared
-from trainops.yaml import fast
-from trainops.yaml._blockyaml import parse, refused_line, split
+from trainops import _accel
+from trainops.pipeline import Target, check, policy_run
+from trainops.report import render
 from trainops.yaml.dump import KubeDumper
 from trainops.yaml.load import Document, stream_text
 
-REPO = Path(__file__).resolve().parents[1]
 MANY = settings(
     max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+pytestmark = pytest.mark.skipif(_accel._parse() is None, reason="trainops._accel._blockyaml is not built")
+
+
+def parse(text: str) -> Any:
+    """``trainops._accel._blockyaml.parse``."""
+    reader = _accel._parse()
+    assert reader is not None
+    return reader(text)
+
+
+def _report(files: list[str], schema_cache: Path, accel: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(_accel.ACCEL_ENV, accel)
+    result = check(Target("1.34", None, schema_cache), files, workers=1, policy=policy_run())
+    return render(result, "json")
+
+
+def _groups() -> list[str]:
+    return sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) if EXAMPLES.is_dir() else []
+
+
+@needs_shared
+@pytest.mark.parametrize("group", _groups())
+def test_examples_report_the_same_both_ways(
+    group: str, schema_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(str(p) for p in (EXAMPLES / group).rglob("*.y*ml"))
+    assert files
+    assert _report(files, schema_cache, "1", monkeypatch) == _report(files, schema_cache, "0", monkeypatch)
+
+
+def test_bundled_output_reports_the_same_both_ways(
+    schema_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(str(p) for p in (SAMPLE / "generated").rglob("*.yaml"))
+    assert len(files) > 20
+    assert _report(files, schema_cache, "1", monkeypatch) == _report(files, schema_cache, "0", monkeypatch)
+
+
+def _read_by_block_reader(text: str) -> list[bool]:
+    """Per document: whether the block reader read it (its node is composed only when needed)."""
+    return [d.node is None for d in stream_text(text, "f.yaml") if isinstance(d, Document)]
+
+
+def test_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: X\nmetadata: &m {}\n"
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    assert _read_by_block_reader(text) == [True, False]  # an anchor is outside its subset
+    monkeypatch.setenv(_accel.ACCEL_ENV, "0")
+    assert _read_by_block_reader(text) == [False, False]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\r\n---\r\nb: 2\r\n",  # CR LF
+        "a: 1\n---\rb: 2\n",  # a lone CR
+        "a: 1\n---\nb: c\x7fd\n",  # DEL
+        "a: 1\n---\nb: c\x00d\n",  # NUL
+        "a: 1\n---\nb: 'é'\n",  # not ASCII
+        "%YAML 1.1\n---\na: 1\n",  # a directive
+    ],
+)
+def test_texts_outside_the_subset_take_the_plain_path(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    assert _accel.block_pieces(text) is None
+
+
+# The C reader against the plain loader, document by document (from the tests of the reader as it was
+# before it moved to trainops._accel).
 
 #: The loader's answer when it does not read the text as one clean document.
 NOT_ONE = object()
@@ -34,16 +105,19 @@ NOT_ONE = object()
 
 @contextmanager
 def _without_block_reader() -> Iterator[None]:
-    saved = fast.BLOCK_READER
-    fast.BLOCK_READER = False
+    saved = os.environ.get(_accel.ACCEL_ENV)
+    os.environ[_accel.ACCEL_ENV] = "0"
     try:
         yield
     finally:
-        fast.BLOCK_READER = saved
+        if saved is None:
+            del os.environ[_accel.ACCEL_ENV]
+        else:
+            os.environ[_accel.ACCEL_ENV] = saved
 
 
 def _reference(text: str) -> Any:
-    """The value the loader builds for ``text`` without the block reader, or :data:`NOT_ONE`."""
+    """The value the plain loader (PyYAML) builds for ``text``, or :data:`NOT_ONE`."""
     with _without_block_reader():
         items = list(stream_text(text, "f.yaml"))
     if len(items) != 1 or not isinstance(items[0], Document):
@@ -68,7 +142,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _check(text: str) -> bool:
-    """Assert the block reader's answer on ``text`` is the loader's; whether it read it."""
+    """Assert the block reader's answer on ``text`` is the plain loader's; whether it read it."""
     parsed = parse(text)
     if parsed is None:
         return False
@@ -87,16 +161,16 @@ def _chunks(paths: list[Path]) -> list[str]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        texts.extend(chunk.text for chunk in fast.split_documents(text) or [])
+        texts.extend(piece for piece, _ in _accel.block_pieces(text) or [])
     return texts
 
 
-def _example_folders() -> list[str]:
+def _example_folders_() -> list[str]:
     return sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) if EXAMPLES.is_dir() else []
 
 
 @needs_shared
-@pytest.mark.parametrize("folder", _example_folders())
+@pytest.mark.parametrize("folder", _example_folders_())
 def test_block_reader_agrees_with_the_loader_on_upstream_examples(folder: str) -> None:
     texts = _chunks(sorted((EXAMPLES / folder).rglob("*.y*ml")))
     read = [_check(text) for text in texts]
@@ -159,9 +233,8 @@ def test_block_reader_values(text: str, value: Any) -> None:
     ],
 )
 def test_block_reader_refuses_what_it_does_not_model(text: str, line: int) -> None:
-    """Refused (the loader's other paths read it, or report it), and where (-1: before reading)."""
+    """Refused (PyYAML reads it, or reports it)."""
     assert parse(text) is None
-    assert refused_line() == line
 
 
 TRICKY = [
@@ -277,6 +350,8 @@ def test_block_reader_agrees_on_dumped_values(
 
 
 def _seed_texts() -> list[str]:
+    if _accel._parse() is None:
+        return []
     paths = sorted((SAMPLE / "generated").rglob("*.yaml"))[:40]
     if EXAMPLES.is_dir():
         paths += sorted(EXAMPLES.rglob("*.yaml"))[::10]
@@ -309,40 +384,3 @@ def test_block_reader_refuses_or_agrees_on_mutated_documents(data: st.DataObject
             replacement = " " * data.draw(st.integers(0, 3)) + line if kind == "indent" else line + line
             text = text[:start] + replacement + text[end:]
     _check(text)
-
-
-def test_block_reader_is_used_by_the_loader() -> None:
-    text = "a: 1\nb: [x]\n"
-    document = next(iter(stream_text(text, "f.yaml")))
-    assert isinstance(document, Document)
-    assert document.json == '{"a": 1,"b": ["x"]}'
-    with _without_block_reader():
-        slow = next(iter(stream_text(text, "f.yaml")))
-    assert isinstance(slow, Document)
-    assert slow.json != document.json  # rapidyaml writes it with white space
-    assert slow.data == document.data
-
-
-def _python_split(text: str) -> list[tuple[str, int]] | None:
-    chunks = fast.split_documents(text)
-    return None if chunks is None else [(chunk.text, chunk.line_offset) for chunk in chunks]
-
-
-@MANY
-@given(text=st.text(alphabet="-.%# \t\r\nab:\u00e9", max_size=40) | st.sampled_from(TRICKY))
-def test_split_agrees_with_the_python_splitter(text: str) -> None:
-    """Documents start at ``---`` lines; ``%`` directives and ``...`` end markers are left to PyYAML."""
-    assert split(text) == _python_split(text)
-
-
-@needs_shared
-def test_split_agrees_on_upstream_examples() -> None:
-    texts = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.rglob("*.y*ml"))]
-    latin = [t for t in texts if all(ord(c) < 0x100 for c in t)]
-    assert len(latin) > 300
-    assert [split(t) for t in latin] == [_python_split(t) for t in latin]
-
-
-def test_split_leaves_wide_text_to_python() -> None:
-    assert split("a: \u4e2d\n") is NotImplemented
-    assert fast.split_pieces("a: \u4e2d\n---\nb: 1\n") == [("a: \u4e2d\n", 0), ("---\nb: 1\n", 1)]
