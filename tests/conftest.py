@@ -48,8 +48,7 @@ def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """trainops built as a wheel from a copy of this checkout's sources, once per session and offline
-    (no index, no build isolation, no dependencies). The mypyc speed layer is not compiled
-    (``TRAINOPS_NO_MYPYC=1``): it is being removed (issue 28), and compiled the build takes minutes."""
+    (no index, no build isolation, no dependencies)."""
     import shutil
     import subprocess
     import sys
@@ -62,7 +61,7 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copy2(REPO / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so", "build")
     shutil.copytree(REPO / "lib", source / "lib", ignore=ignore)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TRAINOPS_NO_MYPYC": "1"}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     flags = ["--no-deps", "--no-index", "--no-build-isolation"]
     subprocess.run([*pip, "wheel", *flags, "-w", str(base / "dist"), str(source)], check=True, env=env)
