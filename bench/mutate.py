@@ -6,7 +6,7 @@ and says where a validator should point, in trainops's convention: the JSON path
 value, of the unknown field, of the duplicated key, or — for a missing required field — of the
 object that lacks it.
 
-Categories (all detected by trainops's strict schemas today; checked by tests/test_bench.py):
+Categories (all detected by trainops's strict schemas today; checked by tests/bench/test_bench.py):
 
 ``wrong-type``        ``containerPort: "8080"``, ``value: 32`` in env, ``replicas: "3"``, a label
                       value ``1.5``, ``automountServiceAccountToken: "false"``

@@ -45,6 +45,30 @@ def schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cache
 
 
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trainops built as a wheel from a copy of this checkout's sources, once per session and offline
+    (no index, no build isolation, no dependencies)."""
+    import shutil
+    import subprocess
+    import sys
+
+    base = tmp_path_factory.mktemp("wheel")
+    source = base / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        if (REPO / name).is_file():
+            shutil.copy2(REPO / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so", "build")
+    shutil.copytree(REPO / "lib", source / "lib", ignore=ignore)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    flags = ["--no-deps", "--no-index", "--no-build-isolation"]
+    subprocess.run([*pip, "wheel", *flags, "-w", str(base / "dist"), str(source)], check=True, env=env)
+    [wheel] = (base / "dist").glob("trainops-*.whl")
+    return wheel
+
+
 @pytest.fixture
 def cli(
     capsys: pytest.CaptureFixture[str], schema_cache: Path, monkeypatch: pytest.MonkeyPatch

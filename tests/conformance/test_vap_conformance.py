@@ -31,7 +31,7 @@ import pytest
 import yaml
 
 from conformance.oracle import ORACLE_SH, OracleEnv, OracleUnavailable, full_address_space
-from tests.test_policy_rules import FIXTURES, PACK, run_rule
+from tests.policy.test_policy_rules import FIXTURES, PACK, run_rule
 from trainops.policy.config import DEFAULT_CONFIG, load_config
 from trainops.policy.vap import export_objects, plural
 from trainops.yaml.load import Document, stream_text

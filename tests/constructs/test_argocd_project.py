@@ -47,6 +47,19 @@ def test_defaults(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> No
     assert _validate(schema_cache, text) == []
 
 
+def test_a_project_of_cluster_scoped_kinds_only_denies_every_namespaced_kind(
+    chart: Any, synth: Any, schema_cache: Path
+) -> None:
+    # a platform app that only creates Namespaces (what `trainops init` writes before any app)
+    _project(chart, namespace_resources=[], cluster_resources=[("", "Namespace")])
+    text = synth(chart)["AppProject/ml-platform-gpu"]
+    spec = yaml.safe_load(text)["spec"]
+    assert spec["namespaceResourceWhitelist"] == []
+    assert spec["namespaceResourceBlacklist"] == [{"group": "*", "kind": "*"}]
+    assert spec["clusterResourceWhitelist"] == [{"group": "", "kind": "Namespace"}]
+    assert _validate(schema_cache, text) == []
+
+
 def test_custom(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> None:
     _project(
         chart,
@@ -87,7 +100,6 @@ def test_custom(chart: Any, synth: Any, golden: Any, schema_cache: Path) -> None
             {"destinations": [Destination("https://x", "Bad")]},
             r"^AppProject destinations namespace='Bad': must be a DNS-1123 label",
         ),
-        ({"namespace_resources": []}, r"^AppProject namespace_resources=\[\]: give at least one"),
         (
             {"namespace_resources": [("apps", "deployment")]},
             r"^AppProject namespace_resources: kind 'deployment' must be a Kind",

@@ -4,7 +4,7 @@ Each input is a file's bytes: decoded as ``trainops validate`` decodes files, lo
 against the Kubernetes 1.34 schemas plus the cached CRDs. The only acceptable outcome
 is findings: any exception, a finding whose rule is not registered, or a finding message spanning
 several lines is a crash, saved by libFuzzer as ``fuzz-out/crash-*`` (add each one to
-tests/bad_inputs/ with a case in tests/test_bad_inputs.py). The whole default policy pack then
+tests/bad_inputs/ with a case in tests/cli/test_bad_inputs.py). The whole default policy pack then
 runs over the same documents (``pipeline.policy_check``): a rule that raises is a crash too.
 
 Usage: ``python tests/fuzz/fuzz_validate.py [SECONDS]`` (default 90); the corpus grows in

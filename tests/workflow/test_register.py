@@ -28,6 +28,12 @@ from trainops.scaffold.register import register
             "import json\nfrom apps import b\n\nAPPS = (\n    b.APP,\n)\n",
             id="first-app",
         ),
+        pytest.param(
+            "from __future__ import annotations\n\nfrom trainops.app import AppDef\n\nAPPS: tuple[AppDef, ...] = ()\n",
+            "from __future__ import annotations\n\nfrom apps import b\nfrom trainops.app import AppDef\n\n"
+            "APPS: tuple[AppDef, ...] = (\n    b.APP,\n)\n",
+            id="first-app-sorted-before-trainops",
+        ),
     ],
 )
 def test_register(source: str, expected: str) -> None:

@@ -7,7 +7,7 @@ it at least 1.5x faster on the command it speeds up (bench/README.md), behind on
   is there). :func:`trainops.yaml.load.stream_text` hands it the documents of a text made only of tab,
   line feed and printable ASCII; it declines (``None``) anything outside its subset, and such a
   document is read by PyYAML as on the plain path. Positions of findings still come from PyYAML's
-  marks (the document's text is composed when a finding needs one). ``tests/test_accel.py`` requires
+  marks (the document's text is composed when a finding needs one). ``tests/accel/test_accel.py`` requires
   byte-identical reports both ways on ../shared/examples and the bundled output.
 """
 

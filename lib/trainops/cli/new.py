@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from trainops.cli.options import require_utf8
 from trainops.core.errors import UsageError
 from trainops.project import load_clusters, load_project
 from trainops.scaffold import KINDS, OPERATORS, Kind, Mount, Request, create_app
@@ -89,6 +90,11 @@ def run_new(opts: NewOptions, root: Path | None = None) -> int:
     from trainops.cli.synth import SynthOptions, run_synth
 
     base = (root or Path.cwd()).resolve()
+    require_utf8(
+        f"trainops new {opts.kind}",
+        {f"--{k.replace('_', '-')}": v for k, v in vars(opts).items() if k not in ("command", "name", "kind")}
+        | {"NAME": opts.name, "COMMAND": opts.command},
+    )
     if opts.image is None and opts.kind != "kserve":
         raise UsageError(f"trainops new {opts.kind}: --image is required")
     clusters = load_clusters(base)

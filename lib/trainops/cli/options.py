@@ -102,3 +102,27 @@ def using_schema_source(kwargs: dict[str, Any]) -> AbstractContextManager[object
 def report(function: F) -> F:
     """The report options: ``--format`` and ``--strict``."""
     return fmt(strict(function))
+
+
+def require_utf8(command: str, arguments: dict[str, object]) -> None:
+    """Refuse an argument that is not valid UTF-8: the OS hands such bytes to Python as lone
+    surrogates (PEP 383), which cannot be written to a UTF-8 file.
+
+    Args:
+        command: the command, for the message, e.g. ``"new"``.
+        arguments: option name (``--image``) → value: a string, a sequence of strings or ``None``.
+
+    Raises:
+        UsageError: ``<command> <option> '<value with \\x escapes>': not valid UTF-8``.
+    """
+    from trainops.core.errors import UsageError
+
+    for option, value in arguments.items():
+        for item in value if isinstance(value, tuple | list) else (value,):
+            if not isinstance(item, str):
+                continue
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = item.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+                raise UsageError(f"{command} {option} '{shown}': not valid UTF-8") from None

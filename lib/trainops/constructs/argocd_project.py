@@ -55,7 +55,9 @@ class AppProject(ObjectConstruct):
         source_repos: git repository URLs Applications of the project may use (at least one).
         destinations: clusters/namespaces it may deploy to (at least one).
         namespace_resources: ``(group, kind)`` pairs of namespaced kinds it may deploy (the
-            ``namespaceResourceWhitelist``); the core group is ``""``. At least one.
+            ``namespaceResourceWhitelist``); the core group is ``""``. Empty (a project whose apps
+            create only cluster-scoped objects, e.g. a platform app of Namespaces): every
+            namespaced kind is denied (``namespaceResourceBlacklist: [{group: "*", kind: "*"}]``).
         cluster_resources: ``(group, kind)`` pairs of cluster-scoped kinds it may deploy. Default:
             none (no Namespace, ClusterRole, CRD...).
         orphaned_resources_warn: warn about unowned objects in destination namespaces. Default: ``True``.
@@ -63,12 +65,13 @@ class AppProject(ObjectConstruct):
         labels: extra labels. Default: none.
 
     Raises:
-        ValueError: a bad name, team, URL, destination or kind; an empty source, destination or
-            namespaced-kind list.
+        ValueError: a bad name, team, URL, destination or kind; an empty source or destination list.
 
     Source: https://argo-cd.readthedocs.io/en/stable/user-guide/projects/ and the AppProject CRD
     ``argoproj.io/v1alpha1`` of Argo CD v3.5.1 (``namespaceResourceWhitelist``,
-    ``clusterResourceWhitelist``, ``orphanedResources``).
+    ``clusterResourceWhitelist``, ``orphanedResources``); argo-cd
+    ``pkg/apis/application/v1alpha1/app_project_types.go`` ``IsGroupKindPermitted`` (whitelist and
+    blacklist semantics).
     """
 
     KIND = _KIND
@@ -98,10 +101,6 @@ class AppProject(ObjectConstruct):
         if not destinations:
             raise ValueError(f"{_KIND} destinations={destinations!r}: give at least one destination")
         dests = sorted({_destination(d) for d in destinations})
-        if not namespace_resources:
-            raise ValueError(
-                f"{_KIND} namespace_resources={namespace_resources!r}: give at least one (group, kind)"
-            )
         self._destinations = tuple(Destination(server, namespace) for server, namespace in dests)
         spec: dict[str, Any] = {
             "description": description if description is not None else f"trainops apps of team {team}",
@@ -110,6 +109,10 @@ class AppProject(ObjectConstruct):
             "namespaceResourceWhitelist": _kinds("namespace_resources", namespace_resources),
             "clusterResourceWhitelist": _kinds("cluster_resources", cluster_resources),
         }
+        if not namespace_resources:
+            # Argo CD reads an empty namespaceResourceWhitelist as "every namespaced kind" in some
+            # releases and as "none" in others (AppProject.IsGroupKindPermitted): deny them all
+            spec["namespaceResourceBlacklist"] = [{"group": "*", "kind": "*"}]
         if orphaned_resources_warn:
             spec["orphanedResources"] = {
                 "warn": True,

@@ -79,17 +79,25 @@ def normalise_modes(root: Path) -> None:
             os.chmod(os.path.join(directory, name), 0o644)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename, so
-    ``path`` holds either its old content or all of ``data`` (never a prefix).
+    ``path`` holds either its old content or all of ``data`` (never a prefix). A symlink at
+    ``path`` is replaced, never written through.
 
     The temporary file is ``.<name>.<random>.tmp`` and is removed if writing fails.
+
+    Args:
+        path: the file to write.
+        data: its new content.
+        mode: permission bits of the file, e.g. ``0o644``. Default: ``mkstemp``'s ``0o600``.
 
     Raises:
         OSError: the directory cannot be written.
     """
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if mode is not None:
+            os.fchmod(handle, mode)
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)

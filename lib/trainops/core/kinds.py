@@ -17,7 +17,7 @@ the views below, which look the table up at each use:
   serving runtimes, LLMInferenceService, TrainJob patches and ``spec.trainer``/``initializer``,
   LeaderWorkerSet, Ray, Argo Workflow templates, Notebook, v1alpha1 MPIJob...), each a
   :class:`SpecSite` with its extra container slots (KServe ``predictor.model``...), walked by
-  :func:`pod_templates` for policy rules only; ``tests/test_pod_walker_crds.py`` checks the table
+  :func:`pod_templates` for policy rules only; ``tests/policy/test_pod_walker_crds.py`` checks the table
   against every CRD of ``../shared/crds``.
 - :data:`WRAPPED_OBJECTS`: whole objects a wrapper creates (AppWrapper components).
 - kind groups (:class:`KindGroup`): :data:`RUN_ONCE`, :data:`TRAINING_JOBS`, :data:`KUBEFLOW_JOBS`,
@@ -772,7 +772,7 @@ HEALTH_CHECKED: Final = KindGroup(lambda info: info.health is not None)
 #: (API group, kind) → pod template locations (:attr:`KindInfo.templates`).
 POD_TEMPLATE_SITES: Final[KindTable[TemplateSite]] = KindTable("templates")
 #: (API group, kind) → pod-spec-shaped fields for policy rules only (:attr:`KindInfo.pod_specs`);
-#: ``tests/test_pod_walker_crds.py`` checks them against every CRD of ``../shared/crds``: each schema
+#: ``tests/policy/test_pod_walker_crds.py`` checks them against every CRD of ``../shared/crds``: each schema
 #: node shaped like a PodSpec or a Container must be reached.
 POD_SPEC_SITES: Final[KindTable[SpecSite]] = KindTable("pod_specs")
 #: (API group, kind) → paths of embedded Kubernetes objects (:attr:`KindInfo.embedded`), checked as

@@ -6,7 +6,7 @@ baseline check, one enforcing ``restricted`` a pod that fails any check. The pac
 controls with rules; where a rule covers controls at both levels (capabilities, seccomp, procMount)
 its findings name the upstream check in :attr:`trainops.core.findings.Issue.keyword`. :func:`level_of`
 gives the level of a finding, so ``trainops`` can say what a namespace at each level would refuse
-(``tests/test_pod_security_ground_truth.py`` compares that with a real kube-apiserver's verdicts).
+(``tests/policy/test_pod_security_ground_truth.py`` compares that with a real kube-apiserver's verdicts).
 """
 
 from __future__ import annotations

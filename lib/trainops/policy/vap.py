@@ -21,7 +21,7 @@ Every object carries the labels ``app.kubernetes.io/managed-by: trainops`` and
 Resource names: :func:`plural` guesses a kind's resource as the API machinery does for CRDs
 without an explicit plural (``k8s.io/apimachinery/pkg/api/meta/restmapper.go``
 ``UnsafeGuessKindToResource``), with the exceptions of the built-in kinds (:data:`IRREGULAR`);
-``tests/test_policy_vap.py`` checks it against the ``spec.names.plural`` of every CRD in
+``tests/policy/test_policy_vap.py`` checks it against the ``spec.names.plural`` of every CRD in
 ``../shared/crds`` and the conformance suite against the real server's discovery.
 
 Sources: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/ and

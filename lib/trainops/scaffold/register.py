@@ -5,6 +5,7 @@ they are (the statements are located with :mod:`ast`)."""
 from __future__ import annotations
 
 import ast
+import sys
 
 from trainops.core.errors import UsageError
 from trainops.scaffold.source import LINE_LENGTH
@@ -40,13 +41,20 @@ def register(source: str, module: str, *, package: str = "apps") -> str:
         statement = _import_statement(package, sorted([*names, module]))
         lines[node.lineno - 1 : (node.end_lineno or node.lineno)] = [statement]
     else:
-        first = next(
-            (n for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import) and n.lineno - 1 < start),
-            None,
-        )
-        at = (first.end_lineno or first.lineno) if first is not None else 0
-        lines.insert(at, _import_statement(package, [module]))
+        lines.insert(_first_import_line(tree, package, start), _import_statement(package, [module]))
     return "".join(lines)
+
+
+def _first_import_line(tree: ast.Module, package: str, before: int) -> int:
+    """Where the first ``from <package> import`` goes (a 0-based line index): before the first
+    third-party or first-party ``from M import`` that sorts after ``package`` (isort's order, e.g.
+    before ``from trainops.app import AppDef``), else after the first import above line ``before``."""
+    imports = [n for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import) and n.lineno - 1 < before]
+    for node in imports:
+        top = (node.module or "").split(".")[0] if isinstance(node, ast.ImportFrom) else ""
+        if top and top != "__future__" and top not in sys.stdlib_module_names and top > package:
+            return node.lineno - 1
+    return (imports[0].end_lineno or imports[0].lineno) if imports else 0
 
 
 def _apps_tuple(tree: ast.Module, package: str) -> ast.Tuple:

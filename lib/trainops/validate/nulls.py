@@ -6,7 +6,7 @@ prunes ``null`` values of the fields it knows that are not ``nullable`` (``struc
 PruneNonNullableNullsWithoutDefaults``, apiextensions-apiserver ``pkg/apiserver/schema/defaulting``;
 Kubernetes docs "Defaulting and Nullable"). So ``command: ~`` means "no command", while an unknown
 ``template.metadata.creationTimestamp: null`` is rejected (``strict decoding error: unknown field
-"spec.….creationTimestamp"``, checked against kube-apiserver v1.36 in tests/test_api_server_parity.py).
+"spec.….creationTimestamp"``, checked against kube-apiserver v1.36 in tests/validate/test_api_server_parity.py).
 
 :func:`prune_known_nulls` drops the nulls the server would prune and keeps unknown ones, so the
 strict schema check reports them as unknown fields. Known nullable fields are pruned as well: their

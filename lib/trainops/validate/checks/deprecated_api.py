@@ -35,7 +35,7 @@ Sources, per entry in the table (``ApiDeprecation.source``); the main ones:
   served 3 minors after deprecation):
   https://kubernetes.io/docs/reference/using-api/deprecation-policy/ - for betas removed after
   the guide's last section; their removal minors are checked against the OpenAPI of every
-  release kubernetes-validate ships (tests/test_deprecations.py).
+  release kubernetes-validate ships (tests/validate/test_deprecations.py).
 * Kubeflow Trainer v2 migration guide:
   https://www.kubeflow.org/docs/components/trainer/operator-guides/migration/
 * mpi-operator v0.4.0 release ("Removed v1 operator"), kubeflow/mpi-operator#438 (v1alpha1 and
@@ -422,7 +422,7 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
     ),
     # --- Betas graduated after the guide's last section: default lifecycle of the deprecation
     # policy (deprecated 3 minors after introduction, removed 3 minors later); removal minors
-    # checked against the shipped OpenAPI by tests/test_deprecations.py ---
+    # checked against the shipped OpenAPI by tests/validate/test_deprecations.py ---
     _k8s(
         "authentication.k8s.io/v1beta1",
         ("SelfSubjectReview",),

@@ -45,7 +45,7 @@ keyword                    check (Go function)
 =========================  ==========================================================================
 
 Each check was compared with kube-apiserver v1.36.2 (server-side dry run, strict field validation);
-the server's message is quoted in tests/test_api_server_parity.py.
+the server's message is quoted in tests/validate/test_api_server_parity.py.
 """
 
 from __future__ import annotations
