@@ -10,16 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import CRDS
-from tests.workflow.project import init_repo, write_project
-
-
-@pytest.fixture
-def repo(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = write_project(tmp_path / "repo")
-    monkeypatch.chdir(root)
-    assert cli("synth").code == 0
-    init_repo(root)
-    return root
+from tests.workflow.project import write_project
 
 
 @pytest.fixture

@@ -8,17 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.workflow.project import commit_all, git, init_repo, write_project
-
-
-@pytest.fixture
-def repo(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository whose first commit holds the apps and their synthesised generated/."""
-    root = write_project(tmp_path / "repo")
-    monkeypatch.chdir(root)
-    assert cli("synth").code == 0
-    init_repo(root)
-    return root
+from tests.workflow.project import commit_all, git, write_project
 
 
 def _change(cli: Any, root: Path, **params: Any) -> dict[str, Any]:

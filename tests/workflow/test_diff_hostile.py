@@ -13,20 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.workflow.project import commit_all, init_repo, write_project
+from tests.workflow.project import commit_all, write_project
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: ml\ndata:\n  a: b\n"
-
-
-@pytest.fixture
-def repo(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository whose first commit holds the apps and their synthesised generated/."""
-    root = write_project(tmp_path / "repo")
-    monkeypatch.chdir(root)
-    assert cli("synth").code == 0
-    init_repo(root)
-    return root
 
 
 def _skipped(cli: Any) -> list[dict[str, str]]:

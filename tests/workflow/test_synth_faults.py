@@ -12,18 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.workflow.project import init_repo, write_project
+from tests.workflow.project import write_project
 from trainops.synth import lock as synth_lock
 from trainops.synth import tree as synth_tree
-
-
-@pytest.fixture
-def repo(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = write_project(tmp_path / "repo")
-    monkeypatch.chdir(root)
-    assert cli("synth").code == 0
-    init_repo(root)
-    return root
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
