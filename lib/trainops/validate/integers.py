@@ -49,10 +49,17 @@ def out_of_int64(data: Any) -> Iterator[Issue]:
             )
 
 
-def _has_huge(node: Any) -> bool:
-    kind = type(node)
-    if kind is dict:
-        return any(_has_huge(value) for value in node.values())
-    if kind is list:
-        return any(_has_huge(value) for value in node)
-    return kind is int and not INT64_MIN <= node <= INT64_MAX
+def _has_huge(data: Any) -> bool:
+    """Whether ``data`` holds an integer outside int64: one walk over its collections, scalars
+    tested in place (this runs on every document)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        children = node.values() if type(node) is dict else node if type(node) is list else (node,)
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append(child)
+            elif kind is int and not INT64_MIN <= child <= INT64_MAX:
+                return True
+    return False
