@@ -10,8 +10,8 @@ in git history for good (DESIGN.md decision 9: "secrets never appear in generate
   for a variable or key named like a password or secret (``DB_PASSWORD``, ``api_key``...), plus
   names with ``token``, which it does not cover.
 
-detect-secrets imports ``requests`` (about 1.5 s), so it is imported only for strings that contain
-a marker one of its detectors needs (:data:`_MARKERS`); most manifests never import it.
+detect-secrets imports ``requests`` and is slow to import, so it is imported only for strings that contain
+what one of its detectors needs (:func:`marked`); most manifests never import it.
 
 Source: https://github.com/Yelp/detect-secrets (``detect_secrets/plugins``).
 """
@@ -24,37 +24,57 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
-#: Substrings one of the selected detectors needs to match (a superset: a hit here only costs a scan),
-#: searched as one alternation of literals (:data:`_MARKED`).
-_MARKERS = (
-    "PRIVATE KEY",
-    "AKIA",
-    "ASIA",
+#: For each selected detector, substrings every match of its patterns contains (a superset: a hit
+#: here only costs a scan with the detectors): plain substring tests, much cheaper than one regular
+#: expression. ``tests/core/test_credentials.py`` generates matches of every detector pattern and
+#: checks that :func:`marked` finds each.
+_LITERALS = (
+    "PRIVATE KEY",  # PrivateKeyDetector
+    "PuTTY-User-Key-File",
+    "A3T",  # AWSKeyDetector, access key ids
     "ABIA",
     "ACCA",
-    "gh",
-    "gl",
-    "xox",
-    "hooks.slack.com",
-    "k_live_",
-    "sk-",
-    "pypi-",
-    "npm_",
-    "_authToken",
-    "SG.",
-    "eyJ",
-    "AccountKey=",
-    "://",
+    "AKIA",
+    "ASIA",
+    "AccountKey=",  # AzureStorageKeyDetector
+    "ghp_",  # GitHubTokenDetector
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "glpat-",  # GitLabTokenDetector
+    "gldt-",
+    "glft-",
+    "glsoat-",
+    "glrt-",
+    "GR1348941",
+    "glcbt-",
+    "glimt-",
+    "glptt-",
+    "glagent-",
+    "gloas-",
+    "k_live_",  # StripeDetector
+    "T3BlbkFJ",  # OpenAIDetector
+    "pypi-AgE",  # PypiTokenDetector
+    "/:_authToken=",  # NpmDetector
+    "SG.",  # SendGridDetector
+    "eyJ",  # JwtTokenDetector
 )
-
-
-_MARKED = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
+#: Substrings of the detectors' case-insensitive patterns, searched in the case-folded text
+#: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."``, which also needs a quote).
+_CASELESS = ("xox", "hooks.slack.com")
 
 
 def marked(text: str) -> bool:
-    """Whether ``text`` holds a substring one of the detectors needs (:data:`_MARKERS`): ``False``
-    means :func:`credential_in` finds nothing in it, nor in any part of it."""
-    return _MARKED.search(text) is not None
+    """Whether ``text`` holds what one of the detectors needs (:data:`_LITERALS`, :data:`_CASELESS`,
+    ``://`` with ``@`` for a password in a URL): ``False`` means :func:`credential_in` finds nothing
+    in it, nor in any part of it."""
+    if any(literal in text for literal in _LITERALS) or ("://" in text and "@" in text):
+        return True
+    folded = text.casefold()
+    if any(literal in folded for literal in _CASELESS):
+        return True
+    return "aws" in folded and ("'" in text or '"' in text)
 
 
 #: Names whose literal values are credentials (detect-secrets' KeywordDetector denylist, plus token).
