@@ -798,22 +798,26 @@ POD_KINDS: Final = KindGroup(
 
 def walk(node: Any, path: tuple[str, ...], parts: Parts = ()) -> Iterator[tuple[Any, Parts]]:
     """Every non-null value at ``path`` below ``node`` (``"*"``/``"[]"`` as in :class:`TemplateSite`),
-    with its parts from the root (``parts`` prefixes them)."""
-    if not path:
-        if node is not None:
-            yield node, parts
-        return
-    step, rest = path[0], path[1:]
-    if step == EACH_VALUE:
-        if isinstance(node, dict):
-            for child_key, child in node.items():
-                yield from walk(child, rest, (*parts, child_key))
-    elif step == EACH_ITEM:
-        if isinstance(node, list):
-            for index, child in enumerate(node):
-                yield from walk(child, rest, (*parts, index))
-    elif isinstance(node, dict):
-        yield from walk(node.get(step), rest, (*parts, step))
+    with its parts from the root (``parts`` prefixes them). Plain keys are followed in a loop; only
+    ``"*"``/``"[]"`` recurse (most paths have none)."""
+    for depth, step in enumerate(path):
+        if step == EACH_VALUE:
+            if isinstance(node, dict):
+                parts, rest = (*parts, *path[:depth]), path[depth + 1 :]
+                for child_key, child in node.items():
+                    yield from walk(child, rest, (*parts, child_key))
+            return
+        if step == EACH_ITEM:
+            if isinstance(node, list):
+                parts, rest = (*parts, *path[:depth]), path[depth + 1 :]
+                for index, child in enumerate(node):
+                    yield from walk(child, rest, (*parts, index))
+            return
+        if not isinstance(node, dict):
+            return
+        node = node.get(step)
+    if node is not None:
+        yield node, (*parts, *path)
 
 
 def slot_name(parts: Parts) -> str:

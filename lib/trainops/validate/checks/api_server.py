@@ -79,10 +79,8 @@ from typing import Any, Final, TypeGuard
 
 from trainops.core.findings import Issue
 from trainops.core.kinds import (
-    CLUSTER_SCOPED,
-    EMBEDDED_OBJECTS,
-    POD_TEMPLATE_SITES,
-    SELECTOR_WORKLOADS,
+    KIND_TABLE,
+    KindInfo,
     Parts,
     TemplateSite,
     group_of,
@@ -153,7 +151,8 @@ def semantic_issues(obj: Any, api_version: str, kind: str, *, namespaced: bool |
             mapping has no issues).
         api_version: e.g. ``apps/v1``.
         kind: e.g. ``Deployment``.
-        namespaced: whether the kind is namespaced; ``None`` looks it up in :data:`CLUSTER_SCOPED`.
+        namespaced: whether the kind is namespaced; ``None`` looks it up in the kinds table
+            (:attr:`~trainops.core.kinds.KindInfo.cluster_scoped`).
 
     Returns:
         Issues with rule ``api-server``, in document order per check; empty when nothing is wrong.
@@ -162,16 +161,18 @@ def semantic_issues(obj: Any, api_version: str, kind: str, *, namespaced: bool |
     if not isinstance(obj, dict):
         return issues
     key = (group_of(api_version), kind)
+    info = KIND_TABLE.get(key)  # looked up once: templates, selector, embedded objects, scope
     if namespaced is None:
-        namespaced = key not in CLUSTER_SCOPED
+        namespaced = info is None or not info.cluster_scoped
     _check_object_meta(obj, key, namespaced, issues)
-    _check_object(obj, key, (), issues, templated=False)
-    for path in EMBEDDED_OBJECTS.get(key, ()):
+    _check_object(obj, key, info, (), issues, templated=False)
+    for path in info.embedded if info is not None else ():
         nested = _get(obj, path)
         if isinstance(nested, dict):
             nested_version, nested_kind = nested.get("apiVersion"), nested.get("kind")
             if isinstance(nested_version, str) and isinstance(nested_kind, str):
-                _check_object(nested, (group_of(nested_version), nested_kind), path, issues, templated=True)
+                nested_key = (group_of(nested_version), nested_kind)
+                _check_object(nested, nested_key, KIND_TABLE.get(nested_key), path, issues, templated=True)
     return issues
 
 
@@ -202,7 +203,7 @@ def _check_object_meta(
         problem = syntax.problem(name)
         if problem:
             issues.append(_issue(("metadata", "name"), f"metadata.name {_q(name)} {problem}", syntax.keyword))
-        else:
+        elif key[0] == "batch":
             _check_name_length(obj, key, name, issues)
     elif name in (None, "") and not generate_name and not key[1].endswith("List"):
         issues.append(
@@ -350,9 +351,11 @@ def _known_good_annotations(annotations: dict[Any, Any]) -> bool:
     return 4 * chars <= ANNOTATIONS_MAX_BYTES
 
 
+@lru_cache(maxsize=4096)
 def port_name_problem(value: str) -> str | None:
     """Why ``value`` is not an IANA_SVC_NAME (``IsValidPortName``), or ``None``: at most 15
-    characters of ``[-a-z0-9]``, at least one letter, no ``--``, no leading or trailing ``-``."""
+    characters of ``[-a-z0-9]``, at least one letter, no ``--``, no leading or trailing ``-``.
+    Cached: manifests repeat the same few port names (``http``, ``metrics``)."""
     reasons = []
     if len(value) > PORT_NAME_MAX:
         reasons.append(f"{len(value)} characters, more than {PORT_NAME_MAX}")
@@ -373,12 +376,20 @@ def port_name_problem(value: str) -> str | None:
 
 
 def _check_object(
-    obj: dict[str, Any], key: tuple[str, str], base: Parts, issues: list[Issue], *, templated: bool
+    obj: dict[str, Any],
+    key: tuple[str, str],
+    info: KindInfo | None,
+    base: Parts,
+    issues: list[Issue],
+    *,
+    templated: bool,
 ) -> None:
-    for site in POD_TEMPLATE_SITES.get(key, ()):
-        claims = {
-            name for path in site.claim_names for name, _ in walk(obj, path, ()) if isinstance(name, str)
-        }
+    """One object: its pod templates and selector (from its entry ``info`` of the kinds table, ``None``
+    for a kind not in it), a Job's manual selector, a Service's ports."""
+    for site in info.templates if info is not None else ():
+        claims: set[str] = set()
+        for path in site.claim_names:
+            claims.update(name for name, _ in walk(obj, path, ()) if isinstance(name, str))
         for template, parts in walk(obj, site.path, base):
             if not isinstance(template, dict):
                 continue
@@ -388,7 +399,7 @@ def _check_object(
                 spec = template.get("spec")
                 if isinstance(spec, dict):
                     _check_pod_spec(spec, (*parts, "spec"), claims, issues, templated, in_template=False)
-    if key in SELECTOR_WORKLOADS:
+    if info is not None and info.selector:
         _check_workload_selector(obj, key[1], base, issues, templated)
     elif key == ("batch", "Job"):
         _check_job_selector(obj, base, issues, templated)
@@ -1144,10 +1155,12 @@ def _render_selector(selector: dict[str, Any]) -> str:
 
 def check(context: DocumentContext) -> list[Issue]:
     """:func:`semantic_issues` of the document, minus paths the schema family already rejected."""
-    at_fault = {issue.parts for issue in context.found_by("schema")}
     issues = semantic_issues(
         context.data, context.api_version, context.kind, namespaced=context.schema.namespaced
     )
+    if not issues:
+        return issues
+    at_fault = {issue.parts for issue in context.found_by("schema")}
     return [issue for issue in issues if issue.parts not in at_fault]
 
 

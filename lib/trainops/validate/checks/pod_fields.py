@@ -51,7 +51,6 @@ the server's message is quoted in tests/validate/test_api_server_parity.py.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.core.findings import Issue
@@ -119,11 +118,13 @@ _POD_LEVEL_FIELDS: Final = frozenset(
 )
 
 
-def check(context: DocumentContext) -> Iterator[Issue]:
+def check(context: DocumentContext) -> list[Issue]:
     """Pod-spec issues of every pod template of the document (see the module docstring)."""
+    issues: list[Issue] = []
     for site in context.pod_sites():
         if site.owner in POD_TEMPLATE_SITES:  # not KServe components / TrainJob overrides
-            yield from pod_spec_issues(site)
+            pod_spec_issues(site, issues)
+    return issues
 
 
 #: Kinds with pod templates, and kinds embedding objects that have them (Katib).
@@ -131,7 +132,7 @@ KINDS: Final = KindGroup(lambda info: bool(info.templates or info.embedded))
 CHECK = family(check, KINDS)
 
 
-def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
+def pod_spec_issues(site: PodSite, issues: list[Issue]) -> None:
     """Issues of one pod spec (``ValidatePodSpec``).
 
     Args:
@@ -140,10 +141,12 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
     spec, parts, templated = site.spec, site.parts, site.templated
     containers = spec.get("containers")
     if isinstance(containers, list) and not containers:
-        yield issue(
-            (*parts, "containers"),
-            "spec.containers is empty; a pod needs at least one container",
-            "containers-required",
+        issues.append(
+            issue(
+                (*parts, "containers"),
+                "spec.containers is empty; a pod needs at least one container",
+                "containers-required",
+            )
         )
     host_network = spec.get("hostNetwork") is True
     image_supplied = site.owner in IMAGE_SUPPLIED
@@ -153,108 +156,125 @@ def pod_spec_issues(site: PodSite) -> Iterator[Issue]:
             for index, container in enumerate(items):
                 if isinstance(container, dict):
                     item = (*parts, group, index)
-                    yield from _container(container, item, templated, host_network, image_supplied)
+                    _container(container, item, templated, host_network, image_supplied, issues)
                     if group == "initContainers":
-                        yield from _init_container(container, item, templated)
-    yield from volume_issues(spec.get("volumes"), (*parts, "volumes"), templated)
-    yield from _pod_level(spec, parts, site)
-    yield from toleration_issues(spec.get("tolerations"), (*parts, "tolerations"), templated)
+                        _init_container(container, item, templated, issues)
+    volume_issues(spec.get("volumes"), (*parts, "volumes"), templated, issues)
+    _pod_level(spec, parts, site, issues)
+    toleration_issues(spec.get("tolerations"), (*parts, "tolerations"), templated, issues)
 
 
-def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite) -> Iterator[Issue]:
+def _pod_level(spec: dict[str, Any], parts: Parts, site: PodSite, issues: list[Issue]) -> None:
     if _POD_LEVEL_FIELDS.isdisjoint(spec):
         return
     templated = site.templated
     if site.owner in _POD_OWNERS and off(spec, "restartPolicy", RESTART_POLICIES):
-        yield from enum(spec, "restartPolicy", RESTART_POLICIES, parts, "restartPolicy", "enum", templated)
+        issues.extend(
+            enum(spec, "restartPolicy", RESTART_POLICIES, parts, "restartPolicy", "enum", templated)
+        )
     if off(spec, "dnsPolicy", DNS_POLICIES):
-        yield from enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated)
+        issues.extend(enum(spec, "dnsPolicy", DNS_POLICIES, parts, "dnsPolicy", "enum", templated))
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
-        yield issue((*parts, "dnsPolicy"), 'dnsPolicy "None" needs spec.dnsConfig', "pod-spec")
+        issues.append(issue((*parts, "dnsPolicy"), 'dnsPolicy "None" needs spec.dnsConfig', "pod-spec"))
     deadline = spec.get("activeDeadlineSeconds")
     if is_int(deadline):
         if site.owner in WORKLOADS:
-            yield issue(
-                (*parts, "activeDeadlineSeconds"),
-                f"activeDeadlineSeconds is not supported in a {site.owner[1]} pod template (its pods run until replaced)",
-                "pod-spec",
+            issues.append(
+                issue(
+                    (*parts, "activeDeadlineSeconds"),
+                    f"activeDeadlineSeconds is not supported in a {site.owner[1]} pod template (its pods run until replaced)",
+                    "pod-spec",
+                )
             )
         elif not 1 <= deadline <= MAX_INT32:
-            yield issue(
-                (*parts, "activeDeadlineSeconds"),
-                f"activeDeadlineSeconds is {deadline}; it must be between 1 and {MAX_INT32}",
-                "pod-spec",
+            issues.append(
+                issue(
+                    (*parts, "activeDeadlineSeconds"),
+                    f"activeDeadlineSeconds is {deadline}; it must be between 1 and {MAX_INT32}",
+                    "pod-spec",
+                )
             )
     for name in ("hostname", "subdomain"):
         value = spec.get(name)
         if isinstance(value, str) and value and not placeholder(value, templated):
             problem = DNS1123_LABEL.problem(value)
             if problem:
-                yield issue((*parts, name), f"{name} {show(value)} {problem}", "pod-spec")
+                issues.append(issue((*parts, name), f"{name} {show(value)} {problem}", "pod-spec"))
     if "affinity" in spec:
-        yield from node_affinity_issues(
-            get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated
+        node_affinity_issues(
+            get(spec, "affinity", "nodeAffinity"), (*parts, "affinity", "nodeAffinity"), templated, issues
         )
     context = spec.get("securityContext")
     if isinstance(context, dict):
         for name in ("runAsUser", "runAsGroup", "fsGroup"):
             value = context.get(name)
             if type(value) is int and not 0 <= value <= MAX_INT32:
-                yield from _id_range(context, name, (*parts, "securityContext"), "pod securityContext")
+                _id_range(context, name, (*parts, "securityContext"), "pod securityContext", issues)
     constraints = spec.get("topologySpreadConstraints")
     if isinstance(constraints, list):
         for index, constraint in enumerate(constraints):
             if isinstance(constraint, dict):
                 item = (*parts, "topologySpreadConstraints", index)
-                yield from at_least(
-                    constraint, "maxSkew", 1, item, "topologySpreadConstraints maxSkew", "pod-spec"
+                issues.extend(
+                    at_least(constraint, "maxSkew", 1, item, "topologySpreadConstraints maxSkew", "pod-spec")
                 )
-                yield from enum(
-                    constraint,
-                    "whenUnsatisfiable",
-                    UNSATISFIABLE,
-                    item,
-                    "whenUnsatisfiable",
-                    "enum",
-                    templated,
+                issues.extend(
+                    enum(
+                        constraint,
+                        "whenUnsatisfiable",
+                        UNSATISFIABLE,
+                        item,
+                        "whenUnsatisfiable",
+                        "enum",
+                        templated,
+                    )
                 )
 
 
 def _container(
-    container: dict[str, Any], parts: Parts, templated: bool, host_network: bool, image_supplied: bool = False
-) -> Iterator[Issue]:
+    container: dict[str, Any],
+    parts: Parts,
+    templated: bool,
+    host_network: bool,
+    image_supplied: bool,
+    issues: list[Issue],
+) -> None:
     """``validateContainerCommon``: image (unless ``image_supplied``, see :data:`IMAGE_SUPPLIED`), pull
     policy, ports, env, security context, probes. Cheap when nothing is wrong: messages (and the
     container's label) are built only for issues."""
     image = container.get("image")
     if image is None or image == "":
         if not image_supplied:
-            yield issue(parts, f"{_label(container, templated)} has no image", "image-required")
+            issues.append(issue(parts, f"{_label(container, templated)} has no image", "image-required"))
     elif isinstance(image, str) and image.strip() != image:
-        yield issue(
-            (*parts, "image"),
-            f"{_label(container, templated)} image {show(image)} has leading or trailing whitespace",
-            "image-required",
+        issues.append(
+            issue(
+                (*parts, "image"),
+                f"{_label(container, templated)} image {show(image)} has leading or trailing whitespace",
+                "image-required",
+            )
         )
     pull = container.get("imagePullPolicy")
     if pull is not None and pull not in PULL_POLICIES:
         what = f"{_label(container, templated)} imagePullPolicy"
-        yield from enum(container, "imagePullPolicy", PULL_POLICIES, parts, what, "enum", templated)
+        issues.extend(enum(container, "imagePullPolicy", PULL_POLICIES, parts, what, "enum", templated))
     restart = container.get("restartPolicy")
     if restart is not None and restart not in RESTART_POLICIES:
         what = f"{_label(container, templated)} restartPolicy"
-        yield from enum(container, "restartPolicy", RESTART_POLICIES, parts, what, "enum", templated)
+        issues.extend(enum(container, "restartPolicy", RESTART_POLICIES, parts, what, "enum", templated))
     message_policy = container.get("terminationMessagePolicy")
     if message_policy is not None and message_policy not in TERMINATION_MESSAGE_POLICIES:
         what = f"{_label(container, templated)} terminationMessagePolicy"
-        yield from enum(
-            container,
-            "terminationMessagePolicy",
-            TERMINATION_MESSAGE_POLICIES,
-            parts,
-            what,
-            "enum",
-            templated,
+        issues.extend(
+            enum(
+                container,
+                "terminationMessagePolicy",
+                TERMINATION_MESSAGE_POLICIES,
+                parts,
+                what,
+                "enum",
+                templated,
+            )
         )
     ports = container.get("ports")
     if type(ports) is list:
@@ -264,78 +284,84 @@ def _container(
             protocol = port.get("protocol")
             if protocol is not None and protocol not in PROTOCOLS:
                 what = f"{_label(container, templated)} port protocol"
-                yield from enum(
-                    port, "protocol", PROTOCOLS, (*parts, "ports", index), what, "enum", templated
+                issues.extend(
+                    enum(port, "protocol", PROTOCOLS, (*parts, "ports", index), what, "enum", templated)
                 )
             if host_network:
                 host, number = port.get("hostPort"), port.get("containerPort")
                 if is_int(host) and host != 0 and is_int(number) and host != number:
-                    yield issue(
-                        (*parts, "ports", index, "hostPort"),
-                        f"{_label(container, templated)} hostPort {host} must equal containerPort {number} "
-                        "when hostNetwork is true",
-                        "pod-spec",
+                    issues.append(
+                        issue(
+                            (*parts, "ports", index, "hostPort"),
+                            f"{_label(container, templated)} hostPort {host} must equal containerPort {number} "
+                            "when hostNetwork is true",
+                            "pod-spec",
+                        )
                     )
     env = container.get("env")
     if env:
-        yield from _env(env, (*parts, "env"), container, templated)
+        _env(env, (*parts, "env"), container, templated, issues)
     env_from = container.get("envFrom")
     if env_from:
-        yield from _env_from(env_from, (*parts, "envFrom"), _label(container, templated))
+        _env_from(env_from, (*parts, "envFrom"), _label(container, templated), issues)
     context = container.get("securityContext")
     if isinstance(context, dict):
-        yield from _container_security(context, (*parts, "securityContext"), container, templated)
+        _container_security(context, (*parts, "securityContext"), container, templated, issues)
     for probe_name in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = container.get(probe_name)
         if isinstance(probe, dict) and _probe_suspect(probe, probe_name):
-            yield from _probe(probe, probe_name, (*parts, probe_name), _label(container, templated))
+            _probe(probe, probe_name, (*parts, probe_name), _label(container, templated), issues)
     lifecycle = container.get("lifecycle")
     if isinstance(lifecycle, dict):
         for hook in ("postStart", "preStop"):
             handler = lifecycle.get(hook)
             if isinstance(handler, dict) and _handler_count(handler, LIFECYCLE_HANDLERS) != 1:
                 what = f"{_label(container, templated)} {hook} hook"
-                yield from _handler(handler, LIFECYCLE_HANDLERS, (*parts, "lifecycle", hook), what)
+                _handler(handler, LIFECYCLE_HANDLERS, (*parts, "lifecycle", hook), what, issues)
     mounts = container.get("volumeMounts")
     if isinstance(mounts, list):
         for index, mount in enumerate(mounts):
             if isinstance(mount, dict) and (
                 "subPath" in mount or off(mount, "mountPropagation", MOUNT_PROPAGATIONS)
             ):
-                yield from _mount(
-                    mount, (*parts, "volumeMounts", index), _label(container, templated), templated
+                _mount(
+                    mount, (*parts, "volumeMounts", index), _label(container, templated), templated, issues
                 )
 
 
-def _init_container(container: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Issue]:
+def _init_container(container: dict[str, Any], parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateInitContainers``: probes and lifecycle hooks only on sidecars (``restartPolicy:
     Always``)."""
     if container.get("restartPolicy") == "Always":
         return
     for name in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
         if container.get(name) is not None:
-            yield issue(
-                (*parts, name),
-                f"init {_label(container, templated)} sets {name}, which only a sidecar (an init "
-                "container with restartPolicy: Always) may",
-                "init-container",
+            issues.append(
+                issue(
+                    (*parts, name),
+                    f"init {_label(container, templated)} sets {name}, which only a sidecar (an init "
+                    "container with restartPolicy: Always) may",
+                    "init-container",
+                )
             )
 
 
 def _container_security(
-    context: dict[str, Any], parts: Parts, container: dict[str, Any], templated: bool
-) -> Iterator[Issue]:
+    context: dict[str, Any], parts: Parts, container: dict[str, Any], templated: bool, issues: list[Issue]
+) -> None:
     """``ValidateSecurityContext``: user and group ids, privileged vs allowPrivilegeEscalation."""
     for name in ("runAsUser", "runAsGroup"):
         value = context.get(name)
         if is_int(value) and not 0 <= value <= MAX_INT32:
-            yield from _id_range(context, name, parts, f"{_label(container, templated)} securityContext")
+            _id_range(context, name, parts, f"{_label(container, templated)} securityContext", issues)
     if context.get("privileged") is True and context.get("allowPrivilegeEscalation") is False:
-        yield issue(
-            (*parts, "allowPrivilegeEscalation"),
-            f"{_label(container, templated)} securityContext sets privileged: true and "
-            "allowPrivilegeEscalation: false, which contradict each other",
-            "security-context",
+        issues.append(
+            issue(
+                (*parts, "allowPrivilegeEscalation"),
+                f"{_label(container, templated)} securityContext sets privileged: true and "
+                "allowPrivilegeEscalation: false, which contradict each other",
+                "security-context",
+            )
         )
 
 
@@ -364,7 +390,7 @@ def _label(container: dict[str, Any], templated: bool) -> str:
     )
 
 
-def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool) -> Iterator[Issue]:
+def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool, issues: list[Issue]) -> None:
     """``validateEnv`` and ``validateEnvVarValueFrom``: a fast test per variable, the full check
     (:func:`_env_var`) only for a suspect one."""
     if not isinstance(env, list):
@@ -374,7 +400,7 @@ def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool) -> 
             continue
         name = var.get("name")
         if type(name) is str and not _env_name_ok(name):
-            yield from _env_var(var, (*parts, index), index, _label(container, templated), templated)
+            _env_var(var, (*parts, index), index, _label(container, templated), templated, issues)
             continue
         source = var.get("valueFrom")
         if source is None:
@@ -383,7 +409,7 @@ def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool) -> 
             key, value = next(iter(source.items()))
             if key in _ENV_SOURCE_SET and value is not None:
                 continue
-        yield from _env_var(var, (*parts, index), index, _label(container, templated), templated)
+        _env_var(var, (*parts, index), index, _label(container, templated), templated, issues)
 
 
 def _env_name_ok(name: str) -> bool:
@@ -392,41 +418,51 @@ def _env_name_ok(name: str) -> bool:
     return bool(name) and name.isascii() and name.isprintable() and "=" not in name
 
 
-def _env_var(var: dict[str, Any], item: Parts, index: int, label: str, templated: bool) -> Iterator[Issue]:
+def _env_var(
+    var: dict[str, Any], item: Parts, index: int, label: str, templated: bool, issues: list[Issue]
+) -> None:
     """One environment variable: its name, ``value`` xor ``valueFrom``, exactly one source."""
     name = var.get("name")
     if isinstance(name, str) and not (templated and placeholder(name, templated)):
         if not name:
-            yield issue((*item, "name"), f"{label} env[{index}] has no name", "env")
+            issues.append(issue((*item, "name"), f"{label} env[{index}] has no name", "env"))
         elif _ENV_NAME_BAD.search(name):
-            yield issue(
-                (*item, "name"),
-                f"{label} env name {_shown(name)} must consist of printable ASCII characters other than '='",
-                "env",
+            issues.append(
+                issue(
+                    (*item, "name"),
+                    f"{label} env name {_shown(name)} must consist of printable ASCII characters other than '='",
+                    "env",
+                )
             )
     source = var.get("valueFrom")
     if not isinstance(source, dict):
         return
     value = var.get("value")
     if isinstance(value, str) and value:
-        yield issue(
-            (*item, "valueFrom"),
-            f"{label} env {_shown(name)} sets both value and valueFrom; use one",
-            "env",
+        issues.append(
+            issue(
+                (*item, "valueFrom"),
+                f"{label} env {_shown(name)} sets both value and valueFrom; use one",
+                "env",
+            )
         )
     present = [key for key, value in source.items() if key in _ENV_SOURCE_SET and value is not None]
     if not present:
-        yield issue(
-            (*item, "valueFrom"),
-            f"{label} env {_shown(name)} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
-            "env",
+        issues.append(
+            issue(
+                (*item, "valueFrom"),
+                f"{label} env {_shown(name)} valueFrom names no source (one of {', '.join(ENV_SOURCES)})",
+                "env",
+            )
         )
     elif len(present) > 1:
-        yield issue(
-            (*item, "valueFrom"),
-            f"{label} env {_shown(name)} valueFrom sets {len(present)} sources ({', '.join(present)}); "
-            "only one is allowed",
-            "env",
+        issues.append(
+            issue(
+                (*item, "valueFrom"),
+                f"{label} env {_shown(name)} valueFrom sets {len(present)} sources ({', '.join(present)}); "
+                "only one is allowed",
+                "env",
+            )
         )
 
 
@@ -434,7 +470,7 @@ def _shown(name: Any) -> str:
     return show(name) if isinstance(name, str) else "?"
 
 
-def _env_from(env_from: Any, parts: Parts, label: str) -> Iterator[Issue]:
+def _env_from(env_from: Any, parts: Parts, label: str, issues: list[Issue]) -> None:
     """``validateEnvFrom``: a ConfigMap or Secret reference names its object."""
     if not isinstance(env_from, list):
         return
@@ -444,64 +480,86 @@ def _env_from(env_from: Any, parts: Parts, label: str) -> Iterator[Issue]:
         for ref in ("configMapRef", "secretRef"):
             node = source.get(ref)
             if isinstance(node, dict) and node.get("name") in (None, ""):
-                yield issue((*parts, index, ref), f"{label} envFrom[{index}] {ref} has no name", "env")
+                issues.append(
+                    issue((*parts, index, ref), f"{label} envFrom[{index}] {ref} has no name", "env")
+                )
 
 
-def _id_range(context: dict[str, Any], name: str, parts: Parts, what: str) -> Iterator[Issue]:
+def _id_range(context: dict[str, Any], name: str, parts: Parts, what: str, issues: list[Issue]) -> None:
     """``IsValidUserID``/``IsValidGroupID``: 0 ≤ id ≤ 2147483647."""
     value = context.get(name)
     if is_int(value) and not 0 <= value <= MAX_INT32:
-        yield issue(
-            (*parts, name),
-            f"{what} {name} is {value}; it must be between 0 and {MAX_INT32}",
-            "security-context",
+        issues.append(
+            issue(
+                (*parts, name),
+                f"{what} {name} is {value}; it must be between 0 and {MAX_INT32}",
+                "security-context",
+            )
         )
 
 
-def _probe(probe: dict[str, Any], name: str, parts: Parts, label: str) -> Iterator[Issue]:
+def _probe(probe: dict[str, Any], name: str, parts: Parts, label: str, issues: list[Issue]) -> None:
     """``validateProbe``: one handler, non-negative timings, successThreshold 1 for liveness and
     startup probes."""
-    yield from _handler(probe, PROBE_HANDLERS, parts, f"{label} {name}")
+    _handler(probe, PROBE_HANDLERS, parts, f"{label} {name}", issues)
     for timing in _PROBE_TIMINGS:
-        yield from at_least(probe, timing, 0, parts, f"{label} {name} {timing}", "probe")
+        issues.extend(at_least(probe, timing, 0, parts, f"{label} {name} {timing}", "probe"))
     threshold = probe.get("successThreshold")
     if name != "readinessProbe" and is_int(threshold) and threshold != 1:
-        yield issue(
-            (*parts, "successThreshold"),
-            f"{label} {name} successThreshold is {threshold}; it must be 1 for a {name}",
-            "probe",
+        issues.append(
+            issue(
+                (*parts, "successThreshold"),
+                f"{label} {name} successThreshold is {threshold}; it must be 1 for a {name}",
+                "probe",
+            )
         )
 
 
-def _handler(node: dict[str, Any], handlers: tuple[str, ...], parts: Parts, what: str) -> Iterator[Issue]:
+def _handler(
+    node: dict[str, Any], handlers: tuple[str, ...], parts: Parts, what: str, issues: list[Issue]
+) -> None:
     """``validateHandler``: exactly one handler type."""
     present = [key for key in handlers if node.get(key) is not None]
     if not present:
-        yield issue(parts, f"{what} has no handler (one of {', '.join(handlers)})", "probe")
+        issues.append(issue(parts, f"{what} has no handler (one of {', '.join(handlers)})", "probe"))
     elif len(present) > 1:
-        yield issue(
-            (*parts, present[1]),
-            f"{what} sets {len(present)} handlers ({', '.join(present)}); only one is allowed",
-            "probe",
+        issues.append(
+            issue(
+                (*parts, present[1]),
+                f"{what} sets {len(present)} handlers ({', '.join(present)}); only one is allowed",
+                "probe",
+            )
         )
 
 
-def _mount(mount: dict[str, Any], parts: Parts, label: str, templated: bool) -> Iterator[Issue]:
+def _mount(mount: dict[str, Any], parts: Parts, label: str, templated: bool, issues: list[Issue]) -> None:
     """``validateVolumeMounts``: mountPropagation, subPath (``validateLocalDescendingPath``)."""
-    yield from enum(
-        mount, "mountPropagation", MOUNT_PROPAGATIONS, parts, f"{label} mountPropagation", "enum", templated
+    issues.extend(
+        enum(
+            mount,
+            "mountPropagation",
+            MOUNT_PROPAGATIONS,
+            parts,
+            f"{label} mountPropagation",
+            "enum",
+            templated,
+        )
     )
     sub_path = mount.get("subPath")
     if isinstance(sub_path, str) and sub_path and not placeholder(sub_path, templated):
         if sub_path.startswith("/"):
-            yield issue(
-                (*parts, "subPath"),
-                f"{label} subPath {show(sub_path)} must be a relative path",
-                "mount-subpath",
+            issues.append(
+                issue(
+                    (*parts, "subPath"),
+                    f"{label} subPath {show(sub_path)} must be a relative path",
+                    "mount-subpath",
+                )
             )
         elif ".." in sub_path.split("/"):
-            yield issue(
-                (*parts, "subPath"),
-                f"{label} subPath {show(sub_path)} must not contain '..'",
-                "mount-subpath",
+            issues.append(
+                issue(
+                    (*parts, "subPath"),
+                    f"{label} subPath {show(sub_path)} must not contain '..'",
+                    "mount-subpath",
+                )
             )

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.core.findings import Issue
@@ -59,7 +58,7 @@ _MODE_SOURCES: Final = frozenset({"configMap", "secret", "downwardAPI", "project
 _MODE_MAX: Final = 0o777
 
 
-def volume_issues(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+def volume_issues(volumes: Any, parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateVolumeSource``: at most one source (none means emptyDir), and per source
     ``validatePersistentClaimVolumeSource``, ``validateHostPathType`` and the ``defaultMode`` range."""
     if not isinstance(volumes, list):
@@ -70,36 +69,42 @@ def volume_issues(volumes: Any, parts: Parts, templated: bool) -> Iterator[Issue
         item = (*parts, index)
         present = [key for key, value in volume.items() if key in _SOURCE_SET and value is not None]
         if len(present) > 1:
-            yield issue(
-                (*item, present[1]),
-                f"{_volume_label(volume, index)} has {len(present)} sources ({', '.join(present)}); "
-                "a volume has exactly one",
-                "volume-source",
+            issues.append(
+                issue(
+                    (*item, present[1]),
+                    f"{_volume_label(volume, index)} has {len(present)} sources ({', '.join(present)}); "
+                    "a volume has exactly one",
+                    "volume-source",
+                )
             )
         for source in present:
             node = volume[source]
             if not isinstance(node, dict):
                 continue
             if source == "persistentVolumeClaim" and node.get("claimName") in (None, ""):
-                yield issue(
-                    (*item, source),
-                    f"{_volume_label(volume, index)} persistentVolumeClaim has no claimName",
-                    "volume-source",
+                issues.append(
+                    issue(
+                        (*item, source),
+                        f"{_volume_label(volume, index)} persistentVolumeClaim has no claimName",
+                        "volume-source",
+                    )
                 )
             elif source == "hostPath" and off(node, "type", HOST_PATH_TYPES):
                 what = f"{_volume_label(volume, index)} hostPath type"
-                yield from enum(node, "type", HOST_PATH_TYPES, (*item, source), what, "enum", templated)
+                issues.extend(enum(node, "type", HOST_PATH_TYPES, (*item, source), what, "enum", templated))
             elif source == "ephemeral":
                 template_spec = get(node, "volumeClaimTemplate", "spec")
-                yield from pvc_spec(template_spec, (*item, source, "volumeClaimTemplate", "spec"))
+                pvc_spec(template_spec, (*item, source, "volumeClaimTemplate", "spec"), issues)
             elif source in _MODE_SOURCES:
                 mode = node.get("defaultMode")
                 if is_int(mode) and not 0 <= mode <= _MODE_MAX:
-                    yield issue(
-                        (*item, source, "defaultMode"),
-                        f"{_volume_label(volume, index)} {source} defaultMode {mode} is not between 0 and "
-                        "0777 (octal; 511 decimal)",
-                        "volume-source",
+                    issues.append(
+                        issue(
+                            (*item, source, "defaultMode"),
+                            f"{_volume_label(volume, index)} {source} defaultMode {mode} is not between 0 and "
+                            "0777 (octal; 511 decimal)",
+                            "volume-source",
+                        )
                     )
 
 
@@ -108,7 +113,7 @@ def _volume_label(volume: dict[str, Any], index: int) -> str:
     return f"volume {show(name)}" if isinstance(name, str) else f"volumes[{index}]"
 
 
-def toleration_issues(tolerations: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+def toleration_issues(tolerations: Any, parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateTolerations``."""
     if not isinstance(tolerations, list):
         return
@@ -117,33 +122,39 @@ def toleration_issues(tolerations: Any, parts: Parts, templated: bool) -> Iterat
             continue
         item = (*parts, index)
         key, operator, value = toleration.get("key"), toleration.get("operator"), toleration.get("value")
-        yield from enum(
-            toleration, "operator", TOLERATION_OPERATORS, item, "toleration operator", "enum", templated
+        issues.extend(
+            enum(toleration, "operator", TOLERATION_OPERATORS, item, "toleration operator", "enum", templated)
         )
-        yield from enum(toleration, "effect", TAINT_EFFECTS, item, "toleration effect", "enum", templated)
+        issues.extend(enum(toleration, "effect", TAINT_EFFECTS, item, "toleration effect", "enum", templated))
         if operator == "Exists" and isinstance(value, str) and value:
-            yield issue(
-                (*item, "operator"),
-                f"toleration with operator Exists has value {show(value)}; Exists matches any value, so value must be empty",
-                "toleration",
+            issues.append(
+                issue(
+                    (*item, "operator"),
+                    f"toleration with operator Exists has value {show(value)}; Exists matches any value, so value must be empty",
+                    "toleration",
+                )
             )
         if key in (None, "") and operator != "Exists" and not placeholder(operator, templated):
-            yield issue(
-                (*item, "operator"),
-                f"toleration without a key must use operator Exists (got {show(operator or 'Equal')})",
-                "toleration",
+            issues.append(
+                issue(
+                    (*item, "operator"),
+                    f"toleration without a key must use operator Exists (got {show(operator or 'Equal')})",
+                    "toleration",
+                )
             )
         effect = toleration.get("effect")
         if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            yield issue(
-                (*item, "effect"),
-                f"toleration with tolerationSeconds has effect {show(effect or '')}; tolerationSeconds needs "
-                "NoExecute",
-                "toleration",
+            issues.append(
+                issue(
+                    (*item, "effect"),
+                    f"toleration with tolerationSeconds has effect {show(effect or '')}; tolerationSeconds needs "
+                    "NoExecute",
+                    "toleration",
+                )
             )
 
 
-def node_affinity_issues(affinity: Any, parts: Parts, templated: bool) -> Iterator[Issue]:
+def node_affinity_issues(affinity: Any, parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateNodeAffinity`` → ``ValidateNodeSelectorRequirement``: operators of node selector
     terms (required and preferred)."""
     if not isinstance(affinity, dict):
@@ -165,12 +176,14 @@ def node_affinity_issues(affinity: Any, parts: Parts, templated: bool) -> Iterat
             continue
         for index, expression in enumerate(expressions):
             if isinstance(expression, dict):
-                yield from enum(
-                    expression,
-                    "operator",
-                    NODE_SELECTOR_OPERATORS,
-                    (*term_parts, "matchExpressions", index),
-                    "node selector operator",
-                    "enum",
-                    templated,
+                issues.extend(
+                    enum(
+                        expression,
+                        "operator",
+                        NODE_SELECTOR_OPERATORS,
+                        (*term_parts, "matchExpressions", index),
+                        "node selector operator",
+                        "enum",
+                        templated,
+                    )
                 )

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import binascii
 import json
-from collections.abc import Iterator
 from typing import Any, Final
 
 from trainops.core.findings import Issue
@@ -70,23 +69,25 @@ SECRET_KEYS: Final[dict[str, tuple[str, ...]]] = {
 _EXTERNAL: Final = frozenset({"NodePort", "LoadBalancer"})
 
 
-def check(context: DocumentContext) -> Iterator[Issue]:
+def check(context: DocumentContext) -> list[Issue]:
     """Issues of Services, PVCs (and StatefulSet claim templates), ConfigMaps and Secrets."""
     data = context.data
     key: GroupKind = (group_of(context.api_version), context.kind)
+    issues: list[Issue] = []
     if key == ("", "Service"):
-        yield from service_spec(data.get("spec"), ("spec",))
+        service_spec(data.get("spec"), ("spec",), issues)
     elif key == ("", "PersistentVolumeClaim"):
-        yield from pvc_spec(data.get("spec"), ("spec",))
+        pvc_spec(data.get("spec"), ("spec",), issues)
     elif key == ("apps", "StatefulSet"):
         templates = get(data, "spec", "volumeClaimTemplates")
         if isinstance(templates, list):
             for index, template in enumerate(templates):
-                yield from pvc_spec(get(template, "spec"), ("spec", "volumeClaimTemplates", index, "spec"))
+                pvc_spec(get(template, "spec"), ("spec", "volumeClaimTemplates", index, "spec"), issues)
     elif key == ("", "ConfigMap"):
-        yield from config_map(data)
+        config_map(data, issues)
     elif key == ("", "Secret"):
-        yield from secret(data)
+        secret(data, issues)
+    return issues
 
 
 #: Kinds this family checks.
@@ -94,135 +95,165 @@ KINDS: Final = frozenset({"Service", "PersistentVolumeClaim", "StatefulSet", "Co
 CHECK = family(check, KINDS)
 
 
-def service_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def service_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateService`` beyond port names and numbers."""
     if not isinstance(spec, dict):
         return
-    yield from enum(spec, "type", SERVICE_TYPES, parts, "Service type", "enum")
+    issues.extend(enum(spec, "type", SERVICE_TYPES, parts, "Service type", "enum"))
     kind = spec.get("type", "ClusterIP")
     cluster_ip = spec.get("clusterIP")
     headless = cluster_ip == "None"
     ports = spec.get("ports")
     if (ports is None or ports == []) and not headless and kind != "ExternalName":
-        yield issue((*parts, "ports"), f"a {kind} Service needs at least one port", "service")
+        issues.append(issue((*parts, "ports"), f"a {kind} Service needs at least one port", "service"))
     external_name = spec.get("externalName")
     if kind == "ExternalName" and external_name in (None, ""):
-        yield issue(parts, "an ExternalName Service needs spec.externalName", "service")
+        issues.append(issue(parts, "an ExternalName Service needs spec.externalName", "service"))
     elif kind == "ExternalName" and isinstance(external_name, str):
         problem = DNS1123_SUBDOMAIN.problem(external_name.removesuffix("."))
         if problem:
-            yield issue(
-                (*parts, "externalName"), f"spec.externalName {show(external_name)} {problem}", "service"
+            issues.append(
+                issue(
+                    (*parts, "externalName"), f"spec.externalName {show(external_name)} {problem}", "service"
+                )
             )
     if spec.get("loadBalancerClass") is not None and kind != "LoadBalancer":
-        yield issue(
-            (*parts, "loadBalancerClass"),
-            f"loadBalancerClass may only be set on a LoadBalancer Service (this one is {kind})",
-            "service",
+        issues.append(
+            issue(
+                (*parts, "loadBalancerClass"),
+                f"loadBalancerClass may only be set on a LoadBalancer Service (this one is {kind})",
+                "service",
+            )
         )
     if isinstance(cluster_ip, str) and cluster_ip not in ("", "None"):
         problem = ip_problem(cluster_ip)
         if problem:
-            yield issue((*parts, "clusterIP"), f"spec.clusterIP {show(cluster_ip)} {problem}", "service")
+            issues.append(
+                issue((*parts, "clusterIP"), f"spec.clusterIP {show(cluster_ip)} {problem}", "service")
+            )
     elif headless and kind in _EXTERNAL:
-        yield issue(
-            (*parts, "clusterIP"), f'spec.clusterIP may not be "None" for a {kind} Service', "service"
+        issues.append(
+            issue((*parts, "clusterIP"), f'spec.clusterIP may not be "None" for a {kind} Service', "service")
         )
     cluster_ips = spec.get("clusterIPs")
     if isinstance(cluster_ips, list) and cluster_ips and isinstance(cluster_ip, str) and cluster_ip:  # noqa: SIM102
         if cluster_ips[0] != cluster_ip:
-            yield issue(
-                (*parts, "clusterIPs"),
-                f"spec.clusterIPs[0] {show(cluster_ips[0])} must equal spec.clusterIP {show(cluster_ip)}",
-                "service",
+            issues.append(
+                issue(
+                    (*parts, "clusterIPs"),
+                    f"spec.clusterIPs[0] {show(cluster_ips[0])} must equal spec.clusterIP {show(cluster_ip)}",
+                    "service",
+                )
             )
     if isinstance(ports, list):
         for index, port in enumerate(ports):
             if not isinstance(port, dict):
                 continue
             port_parts = (*parts, "ports", index)
-            yield from enum(port, "protocol", PROTOCOLS, port_parts, "Service port protocol", "enum")
+            issues.extend(enum(port, "protocol", PROTOCOLS, port_parts, "Service port protocol", "enum"))
             if port.get("nodePort") not in (None, 0) and kind not in _EXTERNAL:
-                yield issue(
-                    (*port_parts, "nodePort"),
-                    f"nodePort {show(port.get('nodePort'))} may not be set on a {kind} Service",
-                    "service",
+                issues.append(
+                    issue(
+                        (*port_parts, "nodePort"),
+                        f"nodePort {show(port.get('nodePort'))} may not be set on a {kind} Service",
+                        "service",
+                    )
                 )
-    yield from enum(spec, "sessionAffinity", SESSION_AFFINITY, parts, "sessionAffinity", "enum")
+    issues.extend(enum(spec, "sessionAffinity", SESSION_AFFINITY, parts, "sessionAffinity", "enum"))
     policy = spec.get("externalTrafficPolicy")
     if isinstance(policy, str) and policy:
         if policy not in TRAFFIC_POLICIES:
-            yield from enum(
-                spec, "externalTrafficPolicy", TRAFFIC_POLICIES, parts, "externalTrafficPolicy", "enum"
+            issues.extend(
+                enum(spec, "externalTrafficPolicy", TRAFFIC_POLICIES, parts, "externalTrafficPolicy", "enum")
             )
         elif kind not in _EXTERNAL:
-            yield issue(
-                (*parts, "externalTrafficPolicy"),
-                f"externalTrafficPolicy {show(policy)} may only be set on NodePort and LoadBalancer Services "
-                f"(this one is {kind})",
-                "service",
+            issues.append(
+                issue(
+                    (*parts, "externalTrafficPolicy"),
+                    f"externalTrafficPolicy {show(policy)} may only be set on NodePort and LoadBalancer Services "
+                    f"(this one is {kind})",
+                    "service",
+                )
             )
-    yield from enum(spec, "internalTrafficPolicy", TRAFFIC_POLICIES, parts, "internalTrafficPolicy", "enum")
-    yield from enum(spec, "ipFamilyPolicy", IP_FAMILY_POLICIES, parts, "ipFamilyPolicy", "enum")
+    issues.extend(
+        enum(spec, "internalTrafficPolicy", TRAFFIC_POLICIES, parts, "internalTrafficPolicy", "enum")
+    )
+    issues.extend(enum(spec, "ipFamilyPolicy", IP_FAMILY_POLICIES, parts, "ipFamilyPolicy", "enum"))
     for name, validate in (("externalIPs", ip_problem), ("loadBalancerSourceRanges", cidr_problem)):
         values = spec.get(name)
         if isinstance(values, list):
             for index, value in enumerate(values):
                 problem = validate(value.strip()) if isinstance(value, str) else None
                 if problem:
-                    yield issue(
-                        (*parts, name, index), f"spec.{name}[{index}] {show(value)} {problem}", "service"
+                    issues.append(
+                        issue(
+                            (*parts, name, index), f"spec.{name}[{index}] {show(value)} {problem}", "service"
+                        )
                     )
     families = spec.get("ipFamilies")
     if isinstance(families, list):
         for index, family_name in enumerate(families):
             if isinstance(family_name, str) and family_name not in IP_FAMILIES:
-                yield issue(
-                    (*parts, "ipFamilies", index),
-                    f'ipFamilies[{index}] {show(family_name)} is not one of "IPv4", "IPv6"',
-                    "enum",
+                issues.append(
+                    issue(
+                        (*parts, "ipFamilies", index),
+                        f'ipFamilies[{index}] {show(family_name)} is not one of "IPv4", "IPv6"',
+                        "enum",
+                    )
                 )
 
 
-def pvc_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def pvc_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidatePersistentVolumeClaimSpec``: access modes, storage request, volumeMode, class name."""
     if not isinstance(spec, dict):
         return
     modes = spec.get("accessModes")
     if modes is None or modes == []:
-        yield issue(parts, "a PersistentVolumeClaim needs at least one access mode (spec.accessModes)", "pvc")
+        issues.append(
+            issue(parts, "a PersistentVolumeClaim needs at least one access mode (spec.accessModes)", "pvc")
+        )
     elif isinstance(modes, list):
         for index, mode in enumerate(modes):
             if isinstance(mode, str) and mode not in ACCESS_MODES:
-                yield issue(
-                    (*parts, "accessModes", index),
-                    f"access mode {show(mode)} is not one of {choices(ACCESS_MODES)}",
-                    "enum",
+                issues.append(
+                    issue(
+                        (*parts, "accessModes", index),
+                        f"access mode {show(mode)} is not one of {choices(ACCESS_MODES)}",
+                        "enum",
+                    )
                 )
         if "ReadWriteOncePod" in modes and len(modes) > 1:
-            yield issue(
-                (*parts, "accessModes"), "ReadWriteOncePod may not be combined with other access modes", "pvc"
+            issues.append(
+                issue(
+                    (*parts, "accessModes"),
+                    "ReadWriteOncePod may not be combined with other access modes",
+                    "pvc",
+                )
             )
     storage = get(spec, "resources", "requests", "storage")
     if storage is None:
-        yield issue(parts, "a PersistentVolumeClaim needs spec.resources.requests.storage", "pvc")
+        issues.append(issue(parts, "a PersistentVolumeClaim needs spec.resources.requests.storage", "pvc"))
     elif isinstance(storage, str | int | float) and not isinstance(storage, bool):
         value = quantity_value(storage)  # None when not a quantity: the schema reports it
         if value is not None and value <= 0:
-            yield issue(
-                (*parts, "resources", "requests", "storage"),
-                f"storage request {show(storage)} must be greater than zero",
-                "pvc",
+            issues.append(
+                issue(
+                    (*parts, "resources", "requests", "storage"),
+                    f"storage request {show(storage)} must be greater than zero",
+                    "pvc",
+                )
             )
-    yield from enum(spec, "volumeMode", VOLUME_MODES, parts, "volumeMode", "enum")
+    issues.extend(enum(spec, "volumeMode", VOLUME_MODES, parts, "volumeMode", "enum"))
     class_name = spec.get("storageClassName")
     if isinstance(class_name, str) and class_name:
         problem = DNS1123_SUBDOMAIN.problem(class_name)
         if problem:
-            yield issue((*parts, "storageClassName"), f"storageClassName {show(class_name)} {problem}", "pvc")
+            issues.append(
+                issue((*parts, "storageClassName"), f"storageClassName {show(class_name)} {problem}", "pvc")
+            )
 
 
-def config_map(data: dict[str, Any]) -> Iterator[Issue]:
+def config_map(data: dict[str, Any], issues: list[Issue]) -> None:
     """``ValidateConfigMap``: keys, no key in both maps, values ≤ 1 MiB in total."""
     total = 0
     values, binary = data.get("data"), data.get("binaryData")
@@ -231,10 +262,12 @@ def config_map(data: dict[str, Any]) -> Iterator[Issue]:
             continue
         for key, value in mapping.items():
             if isinstance(key, str):
-                yield from _key(key, (field_name, key), field_name)
+                _key(key, (field_name, key), field_name, issues)
                 if field_name == "data" and isinstance(binary, dict) and key in binary:
-                    yield issue(
-                        (field_name, key), f"key {show(key)} is in both data and binaryData", "config-key"
+                    issues.append(
+                        issue(
+                            (field_name, key), f"key {show(key)} is in both data and binaryData", "config-key"
+                        )
                     )
             if isinstance(value, str):
                 if field_name == "binaryData":
@@ -242,12 +275,12 @@ def config_map(data: dict[str, Any]) -> Iterator[Issue]:
                 else:
                     total += len(value) if value.isascii() else len(value.encode())
     if total > MAX_SIZE:
-        yield issue(
-            (), f"ConfigMap data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size"
+        issues.append(
+            issue((), f"ConfigMap data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size")
         )
 
 
-def secret(data: dict[str, Any]) -> Iterator[Issue]:
+def secret(data: dict[str, Any], issues: list[Issue]) -> None:
     """``ValidateSecret``: keys of ``data`` and ``stringData`` (merged into ``data`` by the server),
     the 1 MiB limit, and the keys each built-in type requires."""
     sizes: dict[str, int] = {}  # per key: stringData overwrites data (v1 conversion), then the sum counts
@@ -261,34 +294,42 @@ def secret(data: dict[str, Any]) -> Iterator[Issue]:
             if not isinstance(key, str):
                 continue
             keys.add(key)
-            yield from _key(key, (field_name, key), field_name)
+            _key(key, (field_name, key), field_name, issues)
             if isinstance(value, str):
                 sizes[key] = len(value.encode()) if field_name == "stringData" else _decoded_size(value)
                 values[key] = value if field_name == "stringData" else _decode(value)
     total = sum(sizes.values())
     if total > MAX_SIZE:
-        yield issue((), f"Secret data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size")
+        issues.append(
+            issue((), f"Secret data is {total} bytes, more than the {MAX_SIZE}-byte (1 MiB) limit", "size")
+        )
     kind = data.get("type")
     required = SECRET_KEYS.get(kind) if isinstance(kind, str) else None
     if required:
         for key in required:
             if key not in keys:
-                yield issue((), f"a {kind} Secret needs the data key {show(key)}", "secret-type")
+                issues.append(issue((), f"a {kind} Secret needs the data key {show(key)}", "secret-type"))
         if kind in ("kubernetes.io/dockercfg", "kubernetes.io/dockerconfigjson") and required[0] in values:
             try:
                 json.loads(values[required[0]] or "{}")
             except ValueError:
-                yield issue((), f"the {required[0]} of a {kind} Secret is not valid JSON", "secret-type")
+                issues.append(
+                    issue((), f"the {required[0]} of a {kind} Secret is not valid JSON", "secret-type")
+                )
     elif kind == "kubernetes.io/basic-auth" and not keys & {"username", "password"}:
-        yield issue(
-            (), 'a kubernetes.io/basic-auth Secret needs the data key "username" or "password"', "secret-type"
+        issues.append(
+            issue(
+                (),
+                'a kubernetes.io/basic-auth Secret needs the data key "username" or "password"',
+                "secret-type",
+            )
         )
 
 
-def _key(key: str, parts: Parts, field_name: str) -> Iterator[Issue]:
+def _key(key: str, parts: Parts, field_name: str, issues: list[Issue]) -> None:
     problem = config_key_problem(key)
     if problem:
-        yield issue(parts, f"{field_name} key {show(key)} {problem}", "config-key")
+        issues.append(issue(parts, f"{field_name} key {show(key)} {problem}", "config-key"))
 
 
 def _decode(value: str) -> str:
