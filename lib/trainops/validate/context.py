@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainops.core.findings import Issue
-from trainops.core.kinds import PodSite, pod_templates
+from trainops.core.kinds import KindGroup, PodSite, pod_templates
 from trainops.core.rules import RuleInfo
 from trainops.schemas.registry import KindSchema, SchemaRegistry
 
@@ -75,3 +75,27 @@ class Check:
 
     rule: RuleInfo
     run: Callable[[DocumentContext], Iterable[Issue]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A module of API-server checks (rule ``api-server``: ``pod_fields``, ``workloads``...) that runs
+    on documents of its kinds, inside the one ``api-server`` check
+    (:func:`trainops.validate.checks.api_server.check_with`).
+
+    Args:
+        run: ``run(context)`` returns the module's issues for the document, in document order.
+        names: the kind names it checks, in any API group (when ``group`` is ``None``).
+        group: the ``(group, kind)`` pairs it checks, looked up in the kinds table at each document,
+            or ``None`` when ``names`` says.
+    """
+
+    run: Callable[[DocumentContext], list[Issue]]
+    names: frozenset[str] = frozenset()
+    group: KindGroup | None = None
+
+    def checks(self, api_group: str, kind: str) -> bool:
+        """Whether the family checks documents of ``kind`` in ``api_group`` (``""`` for the core group)."""
+        if self.group is not None:
+            return (api_group, kind) in self.group
+        return kind in self.names

@@ -3,7 +3,9 @@ has a schema (after the YAML, shape, apiVersion-deprecation and schema-lookup st
 
 Adding a family (README "Extending trainops"): write ``checks/<family>.py`` with
 ``RULE = register(RuleInfo(...))``, a ``check(context) -> Iterable[Issue]`` and
-``CHECK = Check(RULE, check)``; add it to :data:`CHECKS` below; add its test.
+``CHECK = Check(RULE, check)``; add it to :data:`CHECKS` below; add its test. A module of further
+API-server checks instead declares ``FAMILY = family(check, KINDS)``
+(:func:`~trainops.validate.checks.go_helpers.family`) and joins :data:`API_SERVER_FAMILIES`.
 """
 
 from __future__ import annotations
@@ -21,18 +23,23 @@ from trainops.validate.checks import (
     workloads,
 )
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
-from trainops.validate.context import Check
+from trainops.validate.context import Check, Family
+
+#: The modules of API-server checks after :mod:`.api_server`'s own, in run order: one ``api-server``
+#: check runs those whose kinds include the document's (:func:`.api_server.check_with`).
+API_SERVER_FAMILIES: tuple[Family, ...] = (
+    pod_fields.FAMILY,
+    workloads.FAMILY,
+    services_storage.FAMILY,
+    autoscaling_policy.FAMILY,
+    networking_rbac.FAMILY,
+)
 
 #: Check families in run order: later families may skip what earlier ones reported
 #: (``api-server`` skips paths ``schema`` rejected; ``list-map`` skips what ``api-server`` covers).
 CHECKS: tuple[Check, ...] = (
     schema.CHECK,
-    api_server.CHECK,
-    pod_fields.CHECK,
-    workloads.CHECK,
-    services_storage.CHECK,
-    autoscaling_policy.CHECK,
-    networking_rbac.CHECK,
+    api_server.check_with(API_SERVER_FAMILIES),
     list_map.CHECK,
     cel.CHECK,
     deprecated_api.CHECK,

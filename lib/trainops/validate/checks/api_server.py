@@ -73,6 +73,7 @@ it), nothing is copied, and every regular expression is compiled once at import.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final, TypeGuard
@@ -103,7 +104,7 @@ from trainops.core.naming import byte_len as _byte_len
 from trainops.core.naming import quoted as _q
 from trainops.core.quantity import QuantityError, parse_quantity
 from trainops.core.rules import RuleInfo, register
-from trainops.validate.context import Check, DocumentContext
+from trainops.validate.context import Check, DocumentContext, Family
 
 RULE = register(
     RuleInfo(
@@ -1153,15 +1154,27 @@ def _render_selector(selector: dict[str, Any]) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def check(context: DocumentContext) -> list[Issue]:
-    """:func:`semantic_issues` of the document, minus paths the schema family already rejected."""
-    issues = semantic_issues(
-        context.data, context.api_version, context.kind, namespaced=context.schema.namespaced
-    )
-    if not issues:
-        return issues
-    at_fault = {issue.parts for issue in context.found_by("schema")}
-    return [issue for issue in issues if issue.parts not in at_fault]
+def check_with(families: Sequence[Family]) -> Check:
+    """The ``api-server`` check: :func:`semantic_issues` of the document, then the issues of each of
+    ``families`` (in order) that checks the document's kind, minus paths the schema family already
+    rejected (a wrong type is reported once). The kind is tested against every family in this one
+    check, not by a check per family.
 
+    Args:
+        families: the other API-server modules (:data:`trainops.validate.checks.API_SERVER_FAMILIES`).
+    """
 
-CHECK = Check(RULE, check)
+    def check(context: DocumentContext) -> list[Issue]:
+        issues = semantic_issues(
+            context.data, context.api_version, context.kind, namespaced=context.schema.namespaced
+        )
+        api_group, kind = group_of(context.api_version), context.kind
+        for family in families:
+            if family.checks(api_group, kind):
+                issues += family.run(context)
+        if not issues:
+            return issues
+        at_fault = {issue.parts for issue in context.found_by("schema")}
+        return [issue for issue in issues if issue.parts not in at_fault]
+
+    return Check(RULE, check)

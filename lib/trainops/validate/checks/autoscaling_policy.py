@@ -28,7 +28,6 @@ keyword            check (Go function)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Final
 
@@ -124,78 +123,88 @@ _CONTAINER_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
 _PVC_RESOURCES: Final = frozenset({"storage"})
 
 
-def check(context: DocumentContext) -> Iterator[Issue]:
+def check(context: DocumentContext) -> list[Issue]:
     """Issues of HPAs, PDBs, PriorityClasses, ResourceQuotas and LimitRanges."""
     data = context.data
     key: GroupKind = (group_of(context.api_version), context.kind)
+    issues: list[Issue] = []
     if key == ("autoscaling", "HorizontalPodAutoscaler"):
-        yield from hpa_spec(data.get("spec"), ("spec",), v1=context.api_version == "autoscaling/v1")
+        hpa_spec(data.get("spec"), ("spec",), issues, v1=context.api_version == "autoscaling/v1")
     elif key == ("policy", "PodDisruptionBudget"):
-        yield from pdb_spec(data.get("spec"), ("spec",))
+        pdb_spec(data.get("spec"), ("spec",), issues)
     elif key == ("scheduling.k8s.io", "PriorityClass"):
-        yield from priority_class(data)
+        priority_class(data, issues)
     elif key == ("", "ResourceQuota"):
-        yield from quota_spec(data.get("spec"), ("spec",))
+        quota_spec(data.get("spec"), ("spec",), issues)
     elif key == ("", "LimitRange"):
-        yield from limit_range_spec(data.get("spec"), ("spec",))
+        limit_range_spec(data.get("spec"), ("spec",), issues)
+    return issues
 
 
 #: Kinds this family checks.
 KINDS: Final = frozenset(
     {"HorizontalPodAutoscaler", "PodDisruptionBudget", "PriorityClass", "ResourceQuota", "LimitRange"}
 )
-CHECK = family(check, KINDS)
+FAMILY = family(check, KINDS)
 
 
 # --- HorizontalPodAutoscaler --------------------------------------------------------------------
 
 
-def hpa_spec(spec: Any, parts: Parts, *, v1: bool) -> Iterator[Issue]:
+def hpa_spec(spec: Any, parts: Parts, issues: list[Issue], *, v1: bool) -> None:
     """``ValidateHorizontalPodAutoscalerSpec`` (v2, and v1 after conversion: its
     ``targetCPUUtilizationPercentage`` becomes a Resource metric's averageUtilization)."""
     if not isinstance(spec, dict):
         return
     low, high = spec.get("minReplicas", 1), spec.get("maxReplicas")
     if is_int(low) and low < 1:
-        yield issue(
-            (*parts, "minReplicas"),
-            f"minReplicas is {low}; it must be at least 1 (scale to zero needs the HPAScaleToZero feature gate)",
-            "hpa",
+        issues.append(
+            issue(
+                (*parts, "minReplicas"),
+                f"minReplicas is {low}; it must be at least 1 (scale to zero needs the HPAScaleToZero feature gate)",
+                "hpa",
+            )
         )
     if is_int(high) and high < 1:
-        yield issue((*parts, "maxReplicas"), f"maxReplicas is {high}; it must be at least 1", "hpa")
+        issues.append(issue((*parts, "maxReplicas"), f"maxReplicas is {high}; it must be at least 1", "hpa"))
     elif is_int(high) and is_int(low) and high < low:
-        yield issue((*parts, "maxReplicas"), f"maxReplicas {high} is less than minReplicas {low}", "hpa")
+        issues.append(
+            issue((*parts, "maxReplicas"), f"maxReplicas {high} is less than minReplicas {low}", "hpa")
+        )
     ref = spec.get("scaleTargetRef")
     if isinstance(ref, dict):
         for name in ("kind", "name"):
             value = ref.get(name)
             if value in (None, ""):
-                yield issue((*parts, "scaleTargetRef"), f"scaleTargetRef.{name} is required", "hpa")
+                issues.append(issue((*parts, "scaleTargetRef"), f"scaleTargetRef.{name} is required", "hpa"))
             elif isinstance(value, str):
                 problem = PATH_SEGMENT.problem(value)
                 if problem:
-                    yield issue(
-                        (*parts, "scaleTargetRef", name),
-                        f"scaleTargetRef.{name} {show(value)} {problem}",
-                        "hpa",
+                    issues.append(
+                        issue(
+                            (*parts, "scaleTargetRef", name),
+                            f"scaleTargetRef.{name} {show(value)} {problem}",
+                            "hpa",
+                        )
                     )
     if v1:
-        yield from at_least(
-            spec, "targetCPUUtilizationPercentage", 1, parts, "targetCPUUtilizationPercentage", "hpa"
+        issues.extend(
+            at_least(
+                spec, "targetCPUUtilizationPercentage", 1, parts, "targetCPUUtilizationPercentage", "hpa"
+            )
         )
         return
     metrics = spec.get("metrics")
     if isinstance(metrics, list):
         for index, metric in enumerate(metrics):
             if isinstance(metric, dict):
-                yield from _metric(metric, (*parts, "metrics", index))
+                _metric(metric, (*parts, "metrics", index), issues)
     behavior = spec.get("behavior")
     if isinstance(behavior, dict):
         for direction in ("scaleUp", "scaleDown"):
             rules = behavior.get(direction)
             if isinstance(rules, dict):
-                yield from _scaling_rules(rules, (*parts, "behavior", direction), f"behavior.{direction}")
+                _scaling_rules(rules, (*parts, "behavior", direction), f"behavior.{direction}", issues)
 
 
 #: Per metric source (``validateResourceSource``, ``validateContainerResourceSource``,
@@ -211,157 +220,179 @@ SOURCE_TARGETS: Final[dict[str, tuple[tuple[str, ...], bool]]] = {
 }
 
 
-def _metric(metric: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _metric(metric: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``validateMetricSpec`` and the source's own function: a known type, its source set, a resource
     or metric name, a container (ContainerResource), a valid target with the fields the source takes."""
     kind = metric.get("type")
-    yield from enum(metric, "type", METRIC_TYPES, parts, "metric type", "enum")
+    issues.extend(enum(metric, "type", METRIC_TYPES, parts, "metric type", "enum"))
     if not isinstance(kind, str) or kind not in METRIC_TYPES:
         return
     source_field = METRIC_TYPES[kind]
     source = metric.get(source_field)
     if not isinstance(source, dict):
-        yield issue(parts, f"a {kind} metric needs spec.metrics[].{source_field}", "hpa")
+        issues.append(issue(parts, f"a {kind} metric needs spec.metrics[].{source_field}", "hpa"))
         return
     here = (*parts, source_field)
     if source_field in ("resource", "containerResource") and source.get("name") in (None, ""):
-        yield issue(here, f"the {kind} metric needs a resource name", "hpa")
+        issues.append(issue(here, f"the {kind} metric needs a resource name", "hpa"))
     if source_field == "containerResource":
         container = source.get("container")
         if container in (None, ""):
-            yield issue(here, "the ContainerResource metric needs a container name", "hpa")
+            issues.append(issue(here, "the ContainerResource metric needs a container name", "hpa"))
         elif isinstance(container, str) and (problem := DNS1123_LABEL.problem(container)):
-            yield issue((*here, "container"), f"metric container {show(container)} {problem}", "hpa")
+            issues.append(issue((*here, "container"), f"metric container {show(container)} {problem}", "hpa"))
     if source_field in ("object", "external", "pods"):
-        yield from _metric_identifier(source.get("metric"), (*here, "metric"), kind)
+        _metric_identifier(source.get("metric"), (*here, "metric"), kind, issues)
     target = source.get("target")
     if isinstance(target, dict):
-        yield from _target(target, (*here, "target"), kind, source_field)
+        _target(target, (*here, "target"), kind, source_field, issues)
 
 
-def _metric_identifier(identifier: Any, parts: Parts, kind: str) -> Iterator[Issue]:
+def _metric_identifier(identifier: Any, parts: Parts, kind: str, issues: list[Issue]) -> None:
     """``validateMetricIdentifier``: a metric name that is a valid path segment."""
     name = identifier.get("name") if isinstance(identifier, dict) else None
     if name in (None, ""):
-        yield issue(parts, f"the {kind} metric needs metric.name", "hpa")
+        issues.append(issue(parts, f"the {kind} metric needs metric.name", "hpa"))
     elif isinstance(name, str) and (problem := PATH_SEGMENT.problem(name)):
-        yield issue((*parts, "name"), f"metric name {show(name)} {problem}", "hpa")
+        issues.append(issue((*parts, "name"), f"metric name {show(name)} {problem}", "hpa"))
 
 
-def _target(target: dict[str, Any], parts: Parts, kind: str, source_field: str) -> Iterator[Issue]:
+def _target(target: dict[str, Any], parts: Parts, kind: str, source_field: str, issues: list[Issue]) -> None:
     """``validateMetricTarget``, then the source's rule on which target fields it takes
     (:data:`SOURCE_TARGETS`)."""
     target_type = target.get("type")
     if isinstance(target_type, str) and target_type not in TARGET_TYPES:
-        yield issue(
-            (*parts, "type"),
-            f"metric target type {show(target_type)} must be Utilization, Value or AverageValue",
-            "hpa",
+        issues.append(
+            issue(
+                (*parts, "type"),
+                f"metric target type {show(target_type)} must be Utilization, Value or AverageValue",
+                "hpa",
+            )
         )
     utilization = target.get("averageUtilization")
     if is_int(utilization) and utilization <= 0:
-        yield issue(
-            (*parts, "averageUtilization"), f"averageUtilization is {utilization}; it must be positive", "hpa"
+        issues.append(
+            issue(
+                (*parts, "averageUtilization"),
+                f"averageUtilization is {utilization}; it must be positive",
+                "hpa",
+            )
         )
     for name in ("value", "averageValue"):
         raw = target.get(name)
         if isinstance(raw, str | int | float) and not isinstance(raw, bool):
             value = quantity_value(raw)
             if value is not None and value <= 0:
-                yield issue((*parts, name), f"metric target {name} {show(raw)} must be positive", "hpa")
+                issues.append(
+                    issue((*parts, name), f"metric target {name} {show(raw)} must be positive", "hpa")
+                )
     accepted, exclusive = SOURCE_TARGETS[source_field]
     present = [name for name in accepted if target.get(name) is not None]
     if not present:
         refused = [name for name in ("value", "averageValue") if name not in accepted and name in target]
         but = f" ({refused[0]} does not count for a {kind} metric)" if refused else ""
-        yield issue(parts, f"a {kind} metric target needs {' or '.join(accepted)}{but}", "hpa")
+        issues.append(issue(parts, f"a {kind} metric target needs {' or '.join(accepted)}{but}", "hpa"))
     elif exclusive and len(present) > 1:
         both = " and ".join(present)
-        yield issue((*parts, present[-1]), f"a {kind} metric target may not set both {both}", "hpa")
+        issues.append(issue((*parts, present[-1]), f"a {kind} metric target may not set both {both}", "hpa"))
 
 
-def _scaling_rules(rules: dict[str, Any], parts: Parts, what: str) -> Iterator[Issue]:
+def _scaling_rules(rules: dict[str, Any], parts: Parts, what: str, issues: list[Issue]) -> None:
     """``validateScalingRules``: window 0…3600 s, selectPolicy, policies (type, value > 0, period
     1…1800 s), tolerance ≥ 0."""
     window = rules.get("stabilizationWindowSeconds")
     if is_int(window) and not 0 <= window <= MAX_WINDOW:
-        yield issue(
-            (*parts, "stabilizationWindowSeconds"),
-            f"{what}.stabilizationWindowSeconds is {window}; it must be between 0 and {MAX_WINDOW}",
-            "hpa",
+        issues.append(
+            issue(
+                (*parts, "stabilizationWindowSeconds"),
+                f"{what}.stabilizationWindowSeconds is {window}; it must be between 0 and {MAX_WINDOW}",
+                "hpa",
+            )
         )
-    yield from enum(rules, "selectPolicy", SELECT_POLICIES, parts, f"{what}.selectPolicy", "enum")
+    issues.extend(enum(rules, "selectPolicy", SELECT_POLICIES, parts, f"{what}.selectPolicy", "enum"))
     policies = rules.get("policies")
     if policies == []:
-        yield issue(
-            (*parts, "policies"), f"{what}.policies is empty; give at least one policy or omit it", "hpa"
+        issues.append(
+            issue(
+                (*parts, "policies"), f"{what}.policies is empty; give at least one policy or omit it", "hpa"
+            )
         )
     elif isinstance(policies, list):
         for index, policy in enumerate(policies):
             if not isinstance(policy, dict):
                 continue
             item = (*parts, "policies", index)
-            yield from enum(policy, "type", SCALING_POLICIES, item, f"{what} policy type", "enum")
-            yield from at_least(policy, "value", 1, item, f"{what}.policies[{index}].value", "hpa")
+            issues.extend(enum(policy, "type", SCALING_POLICIES, item, f"{what} policy type", "enum"))
+            issues.extend(at_least(policy, "value", 1, item, f"{what}.policies[{index}].value", "hpa"))
             period = policy.get("periodSeconds")
             if is_int(period) and not 1 <= period <= MAX_PERIOD:
-                yield issue(
-                    (*item, "periodSeconds"),
-                    f"{what}.policies[{index}].periodSeconds is {period}; it must be between 1 and {MAX_PERIOD}",
-                    "hpa",
+                issues.append(
+                    issue(
+                        (*item, "periodSeconds"),
+                        f"{what}.policies[{index}].periodSeconds is {period}; it must be between 1 and {MAX_PERIOD}",
+                        "hpa",
+                    )
                 )
     tolerance = rules.get("tolerance")
     if isinstance(tolerance, str | int | float) and not isinstance(tolerance, bool):
         value = quantity_value(tolerance)
         if value is not None and value < 0:
-            yield issue((*parts, "tolerance"), f"{what}.tolerance {show(tolerance)} is negative", "hpa")
+            issues.append(
+                issue((*parts, "tolerance"), f"{what}.tolerance {show(tolerance)} is negative", "hpa")
+            )
 
 
 # --- PodDisruptionBudget, PriorityClass ---------------------------------------------------------
 
 
-def pdb_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def pdb_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidatePodDisruptionBudgetSpec``."""
     if not isinstance(spec, dict):
         return
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-        yield issue(parts, "minAvailable and maxUnavailable cannot both be set", "pdb")
+        issues.append(issue(parts, "minAvailable and maxUnavailable cannot both be set", "pdb"))
     for name in ("minAvailable", "maxUnavailable"):
         value = spec.get(name)
         problem = int_or_percent_problem(value)
         if problem:
-            yield issue((*parts, name), f"spec.{name} {show(value)} {problem}", "pdb")
-    yield from enum(
-        spec, "unhealthyPodEvictionPolicy", EVICTION_POLICIES, parts, "unhealthyPodEvictionPolicy", "enum"
+            issues.append(issue((*parts, name), f"spec.{name} {show(value)} {problem}", "pdb"))
+    issues.extend(
+        enum(
+            spec, "unhealthyPodEvictionPolicy", EVICTION_POLICIES, parts, "unhealthyPodEvictionPolicy", "enum"
+        )
     )
-    yield from label_selector(spec.get("selector"), (*parts, "selector"))
+    issues.extend(label_selector(spec.get("selector"), (*parts, "selector")))
 
 
-def priority_class(data: dict[str, Any]) -> Iterator[Issue]:
+def priority_class(data: dict[str, Any], issues: list[Issue]) -> None:
     """``ValidatePriorityClass``: reserved ``system-`` names, the user-defined maximum, preemptionPolicy."""
     name = get(data, "metadata", "name")
     value = data.get("value")
     if isinstance(name, str) and name.startswith("system-"):
         if name not in SYSTEM_PRIORITY_CLASSES:
-            yield issue(
-                ("metadata", "name"),
-                f"PriorityClass name {show(name)}: the 'system-' prefix is reserved for "
-                f"{', '.join(sorted(SYSTEM_PRIORITY_CLASSES))}",
-                "priority-class",
+            issues.append(
+                issue(
+                    ("metadata", "name"),
+                    f"PriorityClass name {show(name)}: the 'system-' prefix is reserved for "
+                    f"{', '.join(sorted(SYSTEM_PRIORITY_CLASSES))}",
+                    "priority-class",
+                )
             )
     elif is_int(value) and value > MAX_USER_PRIORITY:
-        yield issue(
-            ("value",),
-            f"PriorityClass value {value} is more than {MAX_USER_PRIORITY}, the maximum of a user-defined priority",
-            "priority-class",
+        issues.append(
+            issue(
+                ("value",),
+                f"PriorityClass value {value} is more than {MAX_USER_PRIORITY}, the maximum of a user-defined priority",
+                "priority-class",
+            )
         )
-    yield from enum(data, "preemptionPolicy", PREEMPTION, (), "preemptionPolicy", "enum")
+    issues.extend(enum(data, "preemptionPolicy", PREEMPTION, (), "preemptionPolicy", "enum"))
 
 
 # --- ResourceQuota, LimitRange -------------------------------------------------------------------
 
 
-def quota_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def quota_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateResourceQuotaSpec``: resource names and values, scopes, scope selector."""
     if not isinstance(spec, dict):
         return
@@ -373,7 +404,7 @@ def quota_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
             entry = (*parts, "hard", name)
             problem = _quota_name_problem(name)
             if problem:
-                yield issue(entry, f"quota resource {show(name)} {problem}", "quota")
+                issues.append(issue(entry, f"quota resource {show(name)} {problem}", "quota"))
             value = (
                 quantity_value(raw)
                 if isinstance(raw, str | int | float) and not isinstance(raw, bool)
@@ -382,33 +413,39 @@ def quota_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
             if value is None:
                 continue
             if value < 0:
-                yield issue(entry, f"quota {show(name)} {show(raw)} is negative", "quota")
+                issues.append(issue(entry, f"quota {show(name)} {show(raw)} is negative", "quota"))
             elif value.denominator != 1 and (name in INTEGER_RESOURCES or name.startswith("count/")):
-                yield issue(
-                    entry,
-                    f"quota {show(name)} {show(raw)} must be a whole number (it counts objects)",
-                    "quota",
+                issues.append(
+                    issue(
+                        entry,
+                        f"quota {show(name)} {show(raw)} must be a whole number (it counts objects)",
+                        "quota",
+                    )
                 )
     scopes = spec.get("scopes")
     if isinstance(scopes, list):
         unknown = [s for s in scopes if isinstance(s, str) and s not in QUOTA_SCOPES]
         if unknown:
-            yield issue(
-                (*parts, "scopes"),
-                f"quota scope {show(unknown[0])} is not one of {', '.join(sorted(QUOTA_SCOPES))}",
-                "quota",
+            issues.append(
+                issue(
+                    (*parts, "scopes"),
+                    f"quota scope {show(unknown[0])} is not one of {', '.join(sorted(QUOTA_SCOPES))}",
+                    "quota",
+                )
             )
         elif "BestEffort" in scopes and isinstance(hard, dict) and set(hard) - {"pods"}:
-            yield issue(
-                (*parts, "scopes"), "the BestEffort quota scope applies to the pods resource only", "quota"
+            issues.append(
+                issue(
+                    (*parts, "scopes"),
+                    "the BestEffort quota scope applies to the pods resource only",
+                    "quota",
+                )
             )
     expressions = get(spec, "scopeSelector", "matchExpressions")
     if isinstance(expressions, list):
         for index, expression in enumerate(expressions):
             if isinstance(expression, dict):
-                yield from _scope_requirement(
-                    expression, (*parts, "scopeSelector", "matchExpressions", index)
-                )
+                _scope_requirement(expression, (*parts, "scopeSelector", "matchExpressions", index), issues)
 
 
 def _quota_name_problem(name: str) -> str | None:
@@ -421,28 +458,34 @@ def _quota_name_problem(name: str) -> str | None:
     return "is not a standard quota resource (cpu, memory, requests.*, limits.*, pods, ...) nor a domain-qualified name"
 
 
-def _scope_requirement(expression: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _scope_requirement(expression: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``validateScopedResourceSelectorRequirement``."""
-    yield from enum(expression, "scopeName", QUOTA_SCOPES, parts, "scopeName", "enum")
+    issues.extend(enum(expression, "scopeName", QUOTA_SCOPES, parts, "scopeName", "enum"))
     operator, values = expression.get("operator"), expression.get("values")
     count = len(values) if isinstance(values, list) else 0
     if isinstance(operator, str) and operator not in SCOPE_OPERATORS:
-        yield issue(
-            (*parts, "operator"),
-            f"scope selector operator {show(operator)} is not one of In, NotIn, Exists, DoesNotExist",
-            "quota",
+        issues.append(
+            issue(
+                (*parts, "operator"),
+                f"scope selector operator {show(operator)} is not one of In, NotIn, Exists, DoesNotExist",
+                "quota",
+            )
         )
     elif operator in ("In", "NotIn") and count == 0:
-        yield issue(
-            (*parts, "values"), f"scope selector operator {operator} needs at least one value", "quota"
+        issues.append(
+            issue((*parts, "values"), f"scope selector operator {operator} needs at least one value", "quota")
         )
     elif operator in ("Exists", "DoesNotExist") and count:
-        yield issue(
-            (*parts, "values"), f"scope selector operator {operator} takes no values (got {count})", "quota"
+        issues.append(
+            issue(
+                (*parts, "values"),
+                f"scope selector operator {operator} takes no values (got {count})",
+                "quota",
+            )
         )
 
 
-def limit_range_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def limit_range_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateLimitRange``: per item, the type, no defaults for Pods, and the order
     min ≤ defaultRequest ≤ default ≤ max, maxLimitRequestRatio ≥ 1."""
     limits = spec.get("limits") if isinstance(spec, dict) else None
@@ -458,16 +501,22 @@ def limit_range_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
             and kind not in LIMIT_TYPES
             and ("/" not in kind or qualified_name_problem(kind))
         ):
-            yield issue(
-                (*item_parts, "type"),
-                f"LimitRange type {show(kind)} is not one of Container, PersistentVolumeClaim, Pod",
-                "limit-range",
+            issues.append(
+                issue(
+                    (*item_parts, "type"),
+                    f"LimitRange type {show(kind)} is not one of Container, PersistentVolumeClaim, Pod",
+                    "limit-range",
+                )
             )
         if kind == "Pod":
             for name in ("default", "defaultRequest"):
                 if item.get(name) is not None:
-                    yield issue(
-                        (*item_parts, name), f"{name} may not be set for LimitRange type Pod", "limit-range"
+                    issues.append(
+                        issue(
+                            (*item_parts, name),
+                            f"{name} may not be set for LimitRange type Pod",
+                            "limit-range",
+                        )
                     )
         allowed = _PVC_RESOURCES if kind == "PersistentVolumeClaim" else _CONTAINER_RESOURCES
         for name in _LIMIT_FIELDS:
@@ -482,11 +531,13 @@ def limit_range_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
                     and resource not in allowed
                     and not hugepages
                 ):
-                    yield issue(
-                        (*item_parts, name, resource),
-                        f"LimitRange {name} resource {show(resource)} is not one of {', '.join(sorted(allowed))} "
-                        "nor a domain-qualified name",
-                        "limit-range",
+                    issues.append(
+                        issue(
+                            (*item_parts, name, resource),
+                            f"LimitRange {name} resource {show(resource)} is not one of {', '.join(sorted(allowed))} "
+                            "nor a domain-qualified name",
+                            "limit-range",
+                        )
                     )
         values = {name: _quantities(item.get(name)) for name in _LIMIT_FIELDS}
         order = (
@@ -501,18 +552,22 @@ def limit_range_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
             for resource, low in values[low_name].items():
                 high = values[high_name].get(resource)
                 if high is not None and low > high:
-                    yield issue(
-                        (*item_parts, low_name, resource),
-                        f"{low_name} {resource} {_fmt(item, low_name, resource)} is more than {high_name} "
-                        f"{_fmt(item, high_name, resource)}",
-                        "limit-range",
+                    issues.append(
+                        issue(
+                            (*item_parts, low_name, resource),
+                            f"{low_name} {resource} {_fmt(item, low_name, resource)} is more than {high_name} "
+                            f"{_fmt(item, high_name, resource)}",
+                            "limit-range",
+                        )
                     )
         for resource, ratio in values["maxLimitRequestRatio"].items():
             if ratio < 1:
-                yield issue(
-                    (*item_parts, "maxLimitRequestRatio", resource),
-                    f"maxLimitRequestRatio {resource} {_fmt(item, 'maxLimitRequestRatio', resource)} is less than 1",
-                    "limit-range",
+                issues.append(
+                    issue(
+                        (*item_parts, "maxLimitRequestRatio", resource),
+                        f"maxLimitRequestRatio {resource} {_fmt(item, 'maxLimitRequestRatio', resource)} is less than 1",
+                        "limit-range",
+                    )
                 )
 
 

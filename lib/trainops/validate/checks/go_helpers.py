@@ -1,7 +1,7 @@
 """Small helpers shared by the API-server check modules (rule ``api-server``): issue building, the
 field validators of k8s.io/apimachinery ``pkg/api/validation`` and ``pkg/util/validation``
 (``ValidateNonnegativeField``, ``IsValidPercent``, ``IsValidIP``, ``IsValidCIDR``, ``IsConfigMapKey``),
-and the ``Check`` wrapper that drops paths the ``schema`` family already rejected.
+and :func:`family`, which declares a module's checks and the kinds they apply to.
 
 Messages follow the family's style: what, where, the actual value and the limit.
 """
@@ -11,16 +11,15 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Collection, Iterable
-from collections.abc import Set as AbstractSet
 from functools import lru_cache
-from typing import Any, Final, TypeGuard, cast
+from typing import Any, Final, TypeGuard
 
 from trainops.core.findings import Issue
-from trainops.core.kinds import GroupKind, KindGroup, Parts, group_of
+from trainops.core.kinds import KindGroup, Parts
 from trainops.core.naming import quoted
 from trainops.validate.checks import api_server
 from trainops.validate.checks.api_server import RULE
-from trainops.validate.context import Check, DocumentContext
+from trainops.validate.context import DocumentContext, Family
 
 #: ``math.MaxInt32``: the upper bound of ``IsValidUserID``/``IsValidGroupID`` and int32 fields.
 MAX_INT32: Final = 2**31 - 1
@@ -170,31 +169,16 @@ def get(node: Any, *path: str) -> Any:
     return node
 
 
-def family(
-    run: Callable[[DocumentContext], Iterable[Issue]], kinds: Collection[str] | AbstractSet[GroupKind]
-) -> Check:
-    """A ``Check`` of rule ``api-server`` that runs ``run`` on documents whose kind is in ``kinds``
-    (a set lookup first: most documents are of none of a family's kinds) and drops issues at paths
-    the ``schema`` family already rejected (a wrong type is reported once).
+def family(run: Callable[[DocumentContext], list[Issue]], kinds: Collection[str] | KindGroup) -> Family:
+    """A :class:`~trainops.validate.context.Family` of rule ``api-server``: ``run`` on documents whose
+    kind is in ``kinds`` (the ``api-server`` check tests each family's kinds first: most documents are
+    of none of a family's kinds, and drops the paths the ``schema`` family already rejected).
 
     Args:
-        run: the family's checks of one document.
+        run: the family's checks of one document, returning its issues in document order.
         kinds: kind names, or a :class:`trainops.core.kinds.KindGroup` (``(group, kind)``, looked up in
             the kinds table at each document).
     """
-    group = kinds if isinstance(kinds, KindGroup) else None
-    names = frozenset() if group is not None else frozenset(cast("Collection[str]", kinds))
-
-    def check(context: DocumentContext) -> list[Issue]:
-        if group is not None:
-            if (group_of(context.api_version), context.kind) not in group:
-                return []
-        elif context.kind not in names:
-            return []
-        found = list(run(context))
-        if not found:
-            return found
-        at_fault = {i.parts for i in context.found_by("schema")}
-        return [i for i in found if i.parts not in at_fault]
-
-    return Check(RULE, check)
+    if isinstance(kinds, KindGroup):
+        return Family(run, group=kinds)
+    return Family(run, names=frozenset(kinds))

@@ -25,7 +25,6 @@ keyword               check (Go function)
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
 
@@ -61,43 +60,47 @@ _RBAC_BINDINGS: Final = frozenset(
 )
 
 
-def check(context: DocumentContext) -> Iterator[Issue]:
+def check(context: DocumentContext) -> list[Issue]:
     """Issues of NetworkPolicies, Ingresses, Roles, ClusterRoles and their bindings."""
     data = context.data
     key: GroupKind = (group_of(context.api_version), context.kind)
+    issues: list[Issue] = []
     if key == ("networking.k8s.io", "NetworkPolicy"):
-        yield from network_policy_spec(data.get("spec"), ("spec",))
+        network_policy_spec(data.get("spec"), ("spec",), issues)
     elif key == ("networking.k8s.io", "Ingress"):
-        yield from ingress_spec(data.get("spec"), ("spec",))
+        ingress_spec(data.get("spec"), ("spec",), issues)
     elif key in _RBAC_ROLES:
-        yield from policy_rules(data.get("rules"), namespaced=key[1] == "Role")
+        policy_rules(data.get("rules"), issues, namespaced=key[1] == "Role")
     elif key in _RBAC_BINDINGS:
-        yield from binding(data, cluster=key[1] == "ClusterRoleBinding")
+        binding(data, issues, cluster=key[1] == "ClusterRoleBinding")
+    return issues
 
 
 #: Kinds this family checks.
 KINDS: Final = frozenset(
     {"NetworkPolicy", "Ingress", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
 )
-CHECK = family(check, KINDS)
+FAMILY = family(check, KINDS)
 
 
 # --- NetworkPolicy ---------------------------------------------------------------------------------
 
 
-def network_policy_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def network_policy_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateNetworkPolicySpec``."""
     if not isinstance(spec, dict):
         return
-    yield from label_selector(spec.get("podSelector"), (*parts, "podSelector"))
+    issues.extend(label_selector(spec.get("podSelector"), (*parts, "podSelector")))
     types = spec.get("policyTypes")
     if isinstance(types, list):
         for index, kind in enumerate(types):
             if isinstance(kind, str) and kind not in POLICY_TYPES:
-                yield issue(
-                    (*parts, "policyTypes", index),
-                    f"policyTypes[{index}] {show(kind)} is not one of {choices(POLICY_TYPES)}",
-                    "enum",
+                issues.append(
+                    issue(
+                        (*parts, "policyTypes", index),
+                        f"policyTypes[{index}] {show(kind)} is not one of {choices(POLICY_TYPES)}",
+                        "enum",
+                    )
                 )
     for direction, peers_field in (("ingress", "from"), ("egress", "to")):
         rules = spec.get(direction)
@@ -111,53 +114,67 @@ def network_policy_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
             if isinstance(ports, list):
                 for port_index, port in enumerate(ports):
                     if isinstance(port, dict):
-                        yield from _policy_port(port, (*rule_parts, "ports", port_index))
+                        _policy_port(port, (*rule_parts, "ports", port_index), issues)
             peers = rule.get(peers_field)
             if isinstance(peers, list):
                 for peer_index, peer in enumerate(peers):
                     if isinstance(peer, dict):
-                        yield from _peer(peer, (*rule_parts, peers_field, peer_index))
+                        _peer(peer, (*rule_parts, peers_field, peer_index), issues)
 
 
-def _policy_port(port: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _policy_port(port: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateNetworkPolicyPort``."""
     protocol = port.get("protocol")
     if isinstance(protocol, str) and protocol not in PROTOCOLS:
-        yield issue(
-            (*parts, "protocol"), f"port protocol {show(protocol)} is not one of {choices(PROTOCOLS)}", "enum"
+        issues.append(
+            issue(
+                (*parts, "protocol"),
+                f"port protocol {show(protocol)} is not one of {choices(PROTOCOLS)}",
+                "enum",
+            )
         )
     number, end = port.get("port"), port.get("endPort")
     if is_int(number) and not 1 <= number <= 65535:
-        yield issue((*parts, "port"), f"port {number} is not between 1 and 65535", "network-policy")
+        issues.append(issue((*parts, "port"), f"port {number} is not between 1 and 65535", "network-policy"))
     elif isinstance(number, str):
         problem = port_name_problem(number)
         if problem:
-            yield issue((*parts, "port"), f"port {show(number)} {problem}", "network-policy")
+            issues.append(issue((*parts, "port"), f"port {show(number)} {problem}", "network-policy"))
     if is_int(end):
         if number is None:
-            yield issue((*parts, "endPort"), f"endPort {end} needs a numeric port", "network-policy")
+            issues.append(issue((*parts, "endPort"), f"endPort {end} needs a numeric port", "network-policy"))
         elif isinstance(number, str):
-            yield issue(
-                (*parts, "endPort"),
-                f"endPort {end} may not be used with the named port {show(number)}",
-                "network-policy",
+            issues.append(
+                issue(
+                    (*parts, "endPort"),
+                    f"endPort {end} may not be used with the named port {show(number)}",
+                    "network-policy",
+                )
             )
         elif is_int(number) and end < number:
-            yield issue((*parts, "endPort"), f"endPort {end} is less than port {number}", "network-policy")
+            issues.append(
+                issue((*parts, "endPort"), f"endPort {end} is less than port {number}", "network-policy")
+            )
 
 
-def _peer(peer: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _peer(peer: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateNetworkPolicyPeer`` and ``ValidateIPBlock``."""
     selectors = sum(peer.get(name) is not None for name in ("podSelector", "namespaceSelector"))
     for name in ("podSelector", "namespaceSelector"):
-        yield from label_selector(peer.get(name), (*parts, name))
+        issues.extend(label_selector(peer.get(name), (*parts, name)))
     block = peer.get("ipBlock")
     if block is not None and selectors:
-        yield issue(
-            parts, "a peer may not combine ipBlock with podSelector or namespaceSelector", "network-policy"
+        issues.append(
+            issue(
+                parts,
+                "a peer may not combine ipBlock with podSelector or namespaceSelector",
+                "network-policy",
+            )
         )
     elif block is None and not selectors:
-        yield issue(parts, "a peer needs podSelector, namespaceSelector or ipBlock", "network-policy")
+        issues.append(
+            issue(parts, "a peer needs podSelector, namespaceSelector or ipBlock", "network-policy")
+        )
     if not isinstance(block, dict):
         return
     cidr = block.get("cidr")
@@ -166,7 +183,9 @@ def _peer(peer: dict[str, Any], parts: Parts) -> Iterator[Issue]:
         problem = cidr_problem(cidr)
         valid = problem is None
         if problem:
-            yield issue((*parts, "ipBlock", "cidr"), f"ipBlock.cidr {show(cidr)} {problem}", "network-policy")
+            issues.append(
+                issue((*parts, "ipBlock", "cidr"), f"ipBlock.cidr {show(cidr)} {problem}", "network-policy")
+            )
     excepts = block.get("except")
     if not isinstance(excepts, list):
         return
@@ -176,13 +195,17 @@ def _peer(peer: dict[str, Any], parts: Parts) -> Iterator[Issue]:
         item_parts = (*parts, "ipBlock", "except", index)
         problem = cidr_problem(item)
         if problem:
-            yield issue(item_parts, f"ipBlock.except[{index}] {show(item)} {problem}", "network-policy")
+            issues.append(
+                issue(item_parts, f"ipBlock.except[{index}] {show(item)} {problem}", "network-policy")
+            )
             continue
         if valid and not _strict_subset(item, cidr):
-            yield issue(
-                item_parts,
-                f"ipBlock.except[{index}] {show(item)} is not a strict subset of cidr {show(cidr)}",
-                "network-policy",
+            issues.append(
+                issue(
+                    item_parts,
+                    f"ipBlock.except[{index}] {show(item)} is not a strict subset of cidr {show(cidr)}",
+                    "network-policy",
+                )
             )
 
 
@@ -199,27 +222,29 @@ def _strict_subset(inner_text: str, outer_text: str) -> bool:
 # --- Ingress ---------------------------------------------------------------------------------------
 
 
-def ingress_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
+def ingress_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateIngressSpec``."""
     if not isinstance(spec, dict):
         return
     rules = spec.get("rules")
     backend = spec.get("defaultBackend")
     if (rules is None or rules == []) and backend is None:
-        yield issue(parts, "an Ingress needs rules or a defaultBackend", "ingress")
+        issues.append(issue(parts, "an Ingress needs rules or a defaultBackend", "ingress"))
     if isinstance(backend, dict):
-        yield from _backend(backend, (*parts, "defaultBackend"))
+        _backend(backend, (*parts, "defaultBackend"), issues)
     class_name = spec.get("ingressClassName")
     if isinstance(class_name, str):
         problem = DNS1123_SUBDOMAIN.problem(class_name)
         if problem:
-            yield issue(
-                (*parts, "ingressClassName"), f"ingressClassName {show(class_name)} {problem}", "ingress"
+            issues.append(
+                issue(
+                    (*parts, "ingressClassName"), f"ingressClassName {show(class_name)} {problem}", "ingress"
+                )
             )
     if isinstance(rules, list):
         for index, rule in enumerate(rules):
             if isinstance(rule, dict):
-                yield from _rule(rule, (*parts, "rules", index))
+                _rule(rule, (*parts, "rules", index), issues)
     tls = spec.get("tls")
     if isinstance(tls, list):
         for index, item in enumerate(tls):
@@ -229,31 +254,33 @@ def ingress_spec(spec: Any, parts: Parts) -> Iterator[Issue]:
                     if isinstance(host, str):
                         problem = _host_problem(host, allow_ip=True)
                         if problem:
-                            yield issue(
-                                (*parts, "tls", index, "hosts", host_index),
-                                f"TLS host {show(host)} {problem}",
-                                "ingress",
+                            issues.append(
+                                issue(
+                                    (*parts, "tls", index, "hosts", host_index),
+                                    f"TLS host {show(host)} {problem}",
+                                    "ingress",
+                                )
                             )
 
 
-def _rule(rule: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _rule(rule: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     host = rule.get("host")
     if isinstance(host, str) and host:
         problem = _host_problem(host, allow_ip=False)
         if problem:
-            yield issue((*parts, "host"), f"host {show(host)} {problem}", "ingress")
+            issues.append(issue((*parts, "host"), f"host {show(host)} {problem}", "ingress"))
     http = rule.get("http")
     if not isinstance(http, dict):
         return
     paths = http.get("paths")
     if paths is None or paths == []:
-        yield issue((*parts, "http"), "rule http needs at least one path", "ingress")
+        issues.append(issue((*parts, "http"), "rule http needs at least one path", "ingress"))
         return
     if not isinstance(paths, list):
         return
     for index, path in enumerate(paths):
         if isinstance(path, dict):
-            yield from _http_path(path, (*parts, "http", "paths", index))
+            _http_path(path, (*parts, "http", "paths", index), issues)
 
 
 def _host_problem(host: str, *, allow_ip: bool) -> str | None:
@@ -267,38 +294,44 @@ def _host_problem(host: str, *, allow_ip: bool) -> str | None:
     return problem
 
 
-def _http_path(path: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _http_path(path: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``validateHTTPIngressPath``: pathType, the path's shape, the backend."""
     kind, value = path.get("pathType"), path.get("path", "")
     if kind is None:
-        yield issue(parts, "pathType must be set (Exact, Prefix or ImplementationSpecific)", "ingress")
+        issues.append(
+            issue(parts, "pathType must be set (Exact, Prefix or ImplementationSpecific)", "ingress")
+        )
     elif isinstance(kind, str) and kind not in PATH_TYPES:
-        yield issue(
-            (*parts, "pathType"), f"pathType {show(kind)} is not one of {choices(PATH_TYPES)}", "enum"
+        issues.append(
+            issue((*parts, "pathType"), f"pathType {show(kind)} is not one of {choices(PATH_TYPES)}", "enum")
         )
     elif isinstance(value, str) and (value or kind != "ImplementationSpecific"):
         if not value.startswith("/"):
-            yield issue((*parts, "path"), f"path {show(value)} must be an absolute path", "ingress")
+            issues.append(issue((*parts, "path"), f"path {show(value)} must be an absolute path", "ingress"))
         elif kind != "ImplementationSpecific":
             bad = next((seq for seq in _BAD_PATH_PARTS if seq in value), None)
             end = next((end for end in _BAD_PATH_ENDS if value.endswith(end)), None)
             if bad is not None:
-                yield issue((*parts, "path"), f"path {show(value)} must not contain '{bad}'", "ingress")
+                issues.append(
+                    issue((*parts, "path"), f"path {show(value)} must not contain '{bad}'", "ingress")
+                )
             elif end is not None:
-                yield issue((*parts, "path"), f"path {show(value)} cannot end with '{end}'", "ingress")
+                issues.append(
+                    issue((*parts, "path"), f"path {show(value)} cannot end with '{end}'", "ingress")
+                )
     backend = path.get("backend")
     if isinstance(backend, dict):
-        yield from _backend(backend, (*parts, "backend"))
+        _backend(backend, (*parts, "backend"), issues)
 
 
-def _backend(backend: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def _backend(backend: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``validateIngressBackend``."""
     service, resource = backend.get("service"), backend.get("resource")
     if service is not None and resource is not None:
-        yield issue(parts, "a backend may not set both service and resource", "ingress")
+        issues.append(issue(parts, "a backend may not set both service and resource", "ingress"))
         return
     if service is None and resource is None:
-        yield issue(parts, "a backend needs a service or a resource", "ingress")
+        issues.append(issue(parts, "a backend needs a service or a resource", "ingress"))
         return
     if not isinstance(service, dict):
         return
@@ -306,37 +339,45 @@ def _backend(backend: dict[str, Any], parts: Parts) -> Iterator[Issue]:
     if isinstance(name, str) and name:
         problem = DNS1123_LABEL.problem(name)
         if problem:
-            yield issue(
-                (*parts, "service", "name"), f"backend service name {show(name)} {problem}", "ingress"
+            issues.append(
+                issue((*parts, "service", "name"), f"backend service name {show(name)} {problem}", "ingress")
             )
     port = service.get("port")
     port = port if isinstance(port, dict) else {}
     port_name, number = port.get("name") or "", port.get("number") or 0
     if port_name and number:
-        yield issue((*parts, "service", "port"), "backend service port sets both name and number", "ingress")
+        issues.append(
+            issue((*parts, "service", "port"), "backend service port sets both name and number", "ingress")
+        )
     elif isinstance(port_name, str) and port_name:
         problem = port_name_problem(port_name)
         if problem:
-            yield issue(
-                (*parts, "service", "port", "name"),
-                f"backend port name {show(port_name)} {problem}",
-                "ingress",
+            issues.append(
+                issue(
+                    (*parts, "service", "port", "name"),
+                    f"backend port name {show(port_name)} {problem}",
+                    "ingress",
+                )
             )
     elif is_int(number) and number:
         if not 1 <= number <= 65535:
-            yield issue(
-                (*parts, "service", "port", "number"),
-                f"backend port {number} is not between 1 and 65535",
-                "ingress",
+            issues.append(
+                issue(
+                    (*parts, "service", "port", "number"),
+                    f"backend port {number} is not between 1 and 65535",
+                    "ingress",
+                )
             )
     else:
-        yield issue((*parts, "service", "port"), "backend service port needs a name or a number", "ingress")
+        issues.append(
+            issue((*parts, "service", "port"), "backend service port needs a name or a number", "ingress")
+        )
 
 
 # --- RBAC --------------------------------------------------------------------------------------------
 
 
-def policy_rules(rules: Any, *, namespaced: bool) -> Iterator[Issue]:
+def policy_rules(rules: Any, issues: list[Issue], *, namespaced: bool) -> None:
     """``ValidatePolicyRule`` for each rule of a Role (``namespaced``) or ClusterRole."""
     if not isinstance(rules, list):
         return
@@ -345,79 +386,93 @@ def policy_rules(rules: Any, *, namespaced: bool) -> Iterator[Issue]:
             continue
         parts = ("rules", index)
         if not rule.get("verbs"):
-            yield issue(parts, f"rules[{index}] needs at least one verb", "rbac")
+            issues.append(issue(parts, f"rules[{index}] needs at least one verb", "rbac"))
         urls = rule.get("nonResourceURLs")
         if urls:
             if namespaced:
-                yield issue(
-                    (*parts, "nonResourceURLs"),
-                    "a Role's rules cannot apply to non-resource URLs (use a ClusterRole)",
-                    "rbac",
+                issues.append(
+                    issue(
+                        (*parts, "nonResourceURLs"),
+                        "a Role's rules cannot apply to non-resource URLs (use a ClusterRole)",
+                        "rbac",
+                    )
                 )
             if rule.get("apiGroups") or rule.get("resources"):
-                yield issue(
-                    (*parts, "nonResourceURLs"),
-                    f"rules[{index}] cannot apply to both resources and non-resource URLs",
-                    "rbac",
+                issues.append(
+                    issue(
+                        (*parts, "nonResourceURLs"),
+                        f"rules[{index}] cannot apply to both resources and non-resource URLs",
+                        "rbac",
+                    )
                 )
             continue
         if not rule.get("apiGroups"):
-            yield issue(parts, f'rules[{index}] needs at least one apiGroup ("" is the core group)', "rbac")
+            issues.append(
+                issue(parts, f'rules[{index}] needs at least one apiGroup ("" is the core group)', "rbac")
+            )
         if not rule.get("resources"):
-            yield issue(parts, f"rules[{index}] needs at least one resource", "rbac")
+            issues.append(issue(parts, f"rules[{index}] needs at least one resource", "rbac"))
 
 
-def binding(data: dict[str, Any], *, cluster: bool) -> Iterator[Issue]:
+def binding(data: dict[str, Any], issues: list[Issue], *, cluster: bool) -> None:
     """``ValidateRoleBinding``/``ValidateClusterRoleBinding``: roleRef and subjects."""
     ref = data.get("roleRef")
     if isinstance(ref, dict):
         group = ref.get("apiGroup")
         if isinstance(group, str) and group != RBAC_GROUP:
-            yield issue(
-                ("roleRef", "apiGroup"), f"roleRef.apiGroup {show(group)} must be {RBAC_GROUP}", "rbac"
+            issues.append(
+                issue(("roleRef", "apiGroup"), f"roleRef.apiGroup {show(group)} must be {RBAC_GROUP}", "rbac")
             )
         kinds = ("ClusterRole",) if cluster else ("Role", "ClusterRole")
         kind = ref.get("kind")
         if isinstance(kind, str) and kind not in kinds:
-            yield issue(
-                ("roleRef", "kind"), f"roleRef.kind {show(kind)} must be {' or '.join(kinds)}", "rbac"
+            issues.append(
+                issue(("roleRef", "kind"), f"roleRef.kind {show(kind)} must be {' or '.join(kinds)}", "rbac")
             )
         if ref.get("name") in (None, ""):
-            yield issue(("roleRef",), "roleRef.name is required", "rbac")
+            issues.append(issue(("roleRef",), "roleRef.name is required", "rbac"))
     subjects = data.get("subjects")
     if not isinstance(subjects, list):
         return
     for index, subject in enumerate(subjects):
         if isinstance(subject, dict):
-            yield from _subject(subject, ("subjects", index), cluster)
+            _subject(subject, ("subjects", index), cluster, issues)
 
 
-def _subject(subject: dict[str, Any], parts: Parts, cluster: bool) -> Iterator[Issue]:
+def _subject(subject: dict[str, Any], parts: Parts, cluster: bool, issues: list[Issue]) -> None:
     """``ValidateRoleBindingSubject``."""
     kind, name, group = subject.get("kind"), subject.get("name"), subject.get("apiGroup")
     if name in (None, ""):
-        yield issue(parts, "a subject needs a name", "rbac")
+        issues.append(issue(parts, "a subject needs a name", "rbac"))
     if kind == "ServiceAccount":
         if isinstance(group, str) and group:
-            yield issue(
-                (*parts, "apiGroup"),
-                f'a ServiceAccount subject\'s apiGroup must be "" (got {show(group)})',
-                "rbac",
+            issues.append(
+                issue(
+                    (*parts, "apiGroup"),
+                    f'a ServiceAccount subject\'s apiGroup must be "" (got {show(group)})',
+                    "rbac",
+                )
             )
         if isinstance(name, str) and name:
             problem = DNS1123_SUBDOMAIN.problem(name)
             if problem:
-                yield issue((*parts, "name"), f"ServiceAccount name {show(name)} {problem}", "rbac")
+                issues.append(issue((*parts, "name"), f"ServiceAccount name {show(name)} {problem}", "rbac"))
         if cluster and subject.get("namespace") in (None, ""):
-            yield issue(parts, "a ServiceAccount subject of a ClusterRoleBinding needs a namespace", "rbac")
+            issues.append(
+                issue(parts, "a ServiceAccount subject of a ClusterRoleBinding needs a namespace", "rbac")
+            )
     elif kind in ("User", "Group"):
         if isinstance(group, str) and group and group != RBAC_GROUP:
-            yield issue(
-                (*parts, "apiGroup"),
-                f"a {kind} subject's apiGroup must be {RBAC_GROUP} (got {show(group)})",
-                "rbac",
+            issues.append(
+                issue(
+                    (*parts, "apiGroup"),
+                    f"a {kind} subject's apiGroup must be {RBAC_GROUP} (got {show(group)})",
+                    "rbac",
+                )
             )
     elif isinstance(kind, str):
-        yield issue(
-            (*parts, "kind"), f"subject kind {show(kind)} is not one of {choices(SUBJECT_KINDS)}", "enum"
+        issues.append(
+            issue(
+                (*parts, "kind"), f"subject kind {show(kind)} is not one of {choices(SUBJECT_KINDS)}", "enum"
+            )
         )

@@ -129,7 +129,7 @@ def check(context: DocumentContext) -> list[Issue]:
 
 #: Kinds with pod templates, and kinds embedding objects that have them (Katib).
 KINDS: Final = KindGroup(lambda info: bool(info.templates or info.embedded))
-CHECK = family(check, KINDS)
+FAMILY = family(check, KINDS)
 
 
 def pod_spec_issues(site: PodSite, issues: list[Issue]) -> None:

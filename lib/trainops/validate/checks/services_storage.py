@@ -92,7 +92,7 @@ def check(context: DocumentContext) -> list[Issue]:
 
 #: Kinds this family checks.
 KINDS: Final = frozenset({"Service", "PersistentVolumeClaim", "StatefulSet", "ConfigMap", "Secret"})
-CHECK = family(check, KINDS)
+FAMILY = family(check, KINDS)
 
 
 def service_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:

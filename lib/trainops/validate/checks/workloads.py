@@ -29,7 +29,6 @@ keyword                check (Go function)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
 
@@ -61,14 +60,16 @@ _REPLICATED: Final = frozenset(
 )
 
 
-def check(context: DocumentContext) -> Iterator[Issue]:
+def check(context: DocumentContext) -> list[Issue]:
     """Workload-spec issues of the document and of embedded objects (Katib trial templates)."""
-    yield from _object(context.data, (), templated=False)
+    issues: list[Issue] = []
+    _object(context.data, (), issues, templated=False)
     key = (group_of(context.api_version), context.kind)
     for path in EMBEDDED_OBJECTS.get(key, ()):
         for nested, parts in walk(context.data, path):
             if isinstance(nested, dict):
-                yield from _object(nested, parts, templated=True)
+                _object(nested, parts, issues, templated=True)
+    return issues
 
 
 #: Kinds this family checks (embedded Katib trial objects are reached through their owner).
@@ -76,10 +77,10 @@ KINDS: Final = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "DaemonSet", "Job", "CronJob"}
     | {kind for _, kind in EMBEDDED_OBJECTS}
 )
-CHECK = family(check, KINDS)
+FAMILY = family(check, KINDS)
 
 
-def _object(obj: dict[str, Any], base: Parts, *, templated: bool) -> Iterator[Issue]:
+def _object(obj: dict[str, Any], base: Parts, issues: list[Issue], *, templated: bool) -> None:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     spec = obj.get("spec")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not isinstance(spec, dict):
@@ -87,33 +88,37 @@ def _object(obj: dict[str, Any], base: Parts, *, templated: bool) -> Iterator[Is
     key: GroupKind = (group_of(api_version), kind)
     parts = (*base, "spec")
     if key in _REPLICATED:
-        yield from at_least(spec, "replicas", 0, parts, f"{kind} spec.replicas", "replicas")
+        issues.extend(at_least(spec, "replicas", 0, parts, f"{kind} spec.replicas", "replicas"))
     if key in _REPLICATED or key == ("apps", "DaemonSet"):
-        yield from at_least(spec, "minReadySeconds", 0, parts, "spec.minReadySeconds", "workload-spec")
+        issues.extend(at_least(spec, "minReadySeconds", 0, parts, "spec.minReadySeconds", "workload-spec"))
     if key == ("apps", "Deployment"):
-        yield from deployment_spec(spec, parts)
+        deployment_spec(spec, parts, issues)
     elif key == ("apps", "StatefulSet"):
-        yield from stateful_set_spec(spec, parts)
+        stateful_set_spec(spec, parts, issues)
     elif key == ("apps", "DaemonSet"):
-        yield from daemon_set_spec(spec, parts)
+        daemon_set_spec(spec, parts, issues)
     elif key == ("batch", "Job"):
-        yield from job_spec(spec, parts, templated)
+        job_spec(spec, parts, templated, issues)
     elif key == ("batch", "CronJob"):
-        yield from cron_job_spec(spec, parts, templated)
+        cron_job_spec(spec, parts, templated, issues)
 
 
-def deployment_spec(spec: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def deployment_spec(spec: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateDeploymentSpec``: history and deadlines, ``ValidateDeploymentStrategy``."""
-    yield from at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
-    yield from at_least(
-        spec, "progressDeadlineSeconds", 0, parts, "spec.progressDeadlineSeconds", "workload-spec"
+    issues.extend(
+        at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
+    )
+    issues.extend(
+        at_least(spec, "progressDeadlineSeconds", 0, parts, "spec.progressDeadlineSeconds", "workload-spec")
     )
     deadline, min_ready = spec.get("progressDeadlineSeconds"), spec.get("minReadySeconds")
     if is_int(deadline) and is_int(min_ready) and deadline >= 0 and deadline <= min_ready:
-        yield issue(
-            (*parts, "progressDeadlineSeconds"),
-            f"spec.progressDeadlineSeconds {deadline} must be greater than spec.minReadySeconds {min_ready}",
-            "workload-spec",
+        issues.append(
+            issue(
+                (*parts, "progressDeadlineSeconds"),
+                f"spec.progressDeadlineSeconds {deadline} must be greater than spec.minReadySeconds {min_ready}",
+                "workload-spec",
+            )
         )
     strategy = spec.get("strategy")
     if not isinstance(strategy, dict):
@@ -122,22 +127,26 @@ def deployment_spec(spec: dict[str, Any], parts: Parts) -> Iterator[Issue]:
     kind = strategy.get("type", "RollingUpdate")
     rolling = strategy.get("rollingUpdate")
     if isinstance(kind, str) and kind not in DEPLOYMENT_STRATEGIES:
-        yield issue(
-            (*strategy_parts, "type"),
-            f'spec.strategy.type {show(kind)} is not one of "Recreate", "RollingUpdate"',
-            "strategy",
+        issues.append(
+            issue(
+                (*strategy_parts, "type"),
+                f'spec.strategy.type {show(kind)} is not one of "Recreate", "RollingUpdate"',
+                "strategy",
+            )
         )
     elif kind == "Recreate" and rolling is not None:
-        yield issue(
-            (*strategy_parts, "rollingUpdate"),
-            "spec.strategy.rollingUpdate may not be set when the strategy type is Recreate",
-            "strategy",
+        issues.append(
+            issue(
+                (*strategy_parts, "rollingUpdate"),
+                "spec.strategy.rollingUpdate may not be set when the strategy type is Recreate",
+                "strategy",
+            )
         )
     elif isinstance(rolling, dict):
-        yield from _rolling(rolling, (*strategy_parts, "rollingUpdate"), "spec.strategy.rollingUpdate")
+        _rolling(rolling, (*strategy_parts, "rollingUpdate"), "spec.strategy.rollingUpdate", issues)
 
 
-def _rolling(rolling: dict[str, Any], parts: Parts, what: str) -> Iterator[Issue]:
+def _rolling(rolling: dict[str, Any], parts: Parts, what: str, issues: list[Issue]) -> None:
     """``ValidateRollingUpdateDeployment``: int-or-percent values, maxUnavailable ≤ 100 %, not both 0."""
     for name in ("maxSurge", "maxUnavailable"):
         value = rolling.get(name)
@@ -145,13 +154,15 @@ def _rolling(rolling: dict[str, Any], parts: Parts, what: str) -> Iterator[Issue
         if problem == "is more than 100%" and name == "maxSurge":
             problem = None  # only maxUnavailable is capped (IsNotMoreThan100Percent)
         if problem:
-            yield issue((*parts, name), f"{what}.{name} {show(value)} {problem}", "strategy")
+            issues.append(issue((*parts, name), f"{what}.{name} {show(value)} {problem}", "strategy"))
     surge, unavailable = rolling.get("maxSurge"), rolling.get("maxUnavailable")
     if _zero(surge) and _zero(unavailable):
-        yield issue(
-            (*parts, "maxUnavailable"),
-            f"{what}.maxUnavailable and maxSurge are both 0; the rollout could never progress",
-            "strategy",
+        issues.append(
+            issue(
+                (*parts, "maxUnavailable"),
+                f"{what}.maxUnavailable and maxSurge are both 0; the rollout could never progress",
+                "strategy",
+            )
         )
 
 
@@ -159,71 +170,87 @@ def _zero(value: Any) -> bool:
     return (value == 0 and is_int(value)) or percent_value(value) == 0
 
 
-def stateful_set_spec(spec: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def stateful_set_spec(spec: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateStatefulSetSpec``: podManagementPolicy, update strategy, PVC retention policy."""
     policy = spec.get("podManagementPolicy")
     if isinstance(policy, str) and policy not in POD_MANAGEMENT:
-        yield issue(
-            (*parts, "podManagementPolicy"),
-            f"spec.podManagementPolicy {show(policy)} must be 'OrderedReady' or 'Parallel'",
-            "workload-spec",
+        issues.append(
+            issue(
+                (*parts, "podManagementPolicy"),
+                f"spec.podManagementPolicy {show(policy)} must be 'OrderedReady' or 'Parallel'",
+                "workload-spec",
+            )
         )
-    yield from at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
+    issues.extend(
+        at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
+    )
     strategy = spec.get("updateStrategy")
     if isinstance(strategy, dict):
         strategy_parts = (*parts, "updateStrategy")
         kind = strategy.get("type", "RollingUpdate")
         rolling = strategy.get("rollingUpdate")
         if isinstance(kind, str) and kind not in UPDATE_STRATEGIES:
-            yield issue(
-                (*strategy_parts, "type"),
-                f"spec.updateStrategy.type {show(kind)} must be 'RollingUpdate' or 'OnDelete'",
-                "strategy",
+            issues.append(
+                issue(
+                    (*strategy_parts, "type"),
+                    f"spec.updateStrategy.type {show(kind)} must be 'RollingUpdate' or 'OnDelete'",
+                    "strategy",
+                )
             )
         elif kind == "OnDelete" and rolling is not None:
-            yield issue(
-                (*strategy_parts, "rollingUpdate"),
-                "spec.updateStrategy.rollingUpdate is only allowed for updateStrategy 'RollingUpdate'",
-                "strategy",
+            issues.append(
+                issue(
+                    (*strategy_parts, "rollingUpdate"),
+                    "spec.updateStrategy.rollingUpdate is only allowed for updateStrategy 'RollingUpdate'",
+                    "strategy",
+                )
             )
         elif isinstance(rolling, dict):
             rolling_parts = (*strategy_parts, "rollingUpdate")
-            yield from at_least(
-                rolling,
-                "partition",
-                0,
-                rolling_parts,
-                "spec.updateStrategy.rollingUpdate.partition",
-                "strategy",
+            issues.extend(
+                at_least(
+                    rolling,
+                    "partition",
+                    0,
+                    rolling_parts,
+                    "spec.updateStrategy.rollingUpdate.partition",
+                    "strategy",
+                )
             )
     retention = spec.get("persistentVolumeClaimRetentionPolicy")
     if isinstance(retention, dict):
         retention_parts = (*parts, "persistentVolumeClaimRetentionPolicy")
         for name in ("whenDeleted", "whenScaled"):
-            yield from enum(
-                retention,
-                name,
-                RETENTION,
-                retention_parts,
-                f"persistentVolumeClaimRetentionPolicy.{name}",
-                "enum",
+            issues.extend(
+                enum(
+                    retention,
+                    name,
+                    RETENTION,
+                    retention_parts,
+                    f"persistentVolumeClaimRetentionPolicy.{name}",
+                    "enum",
+                )
             )
 
 
-def daemon_set_spec(spec: dict[str, Any], parts: Parts) -> Iterator[Issue]:
+def daemon_set_spec(spec: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateDaemonSetSpec`` → ``ValidateDaemonSetUpdateStrategy``/``ValidateRollingUpdateDaemonSet``:
     maxUnavailable defaults to 1 and maxSurge to 0; exactly one of them is non-zero."""
-    yield from at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
+    issues.extend(
+        at_least(spec, "revisionHistoryLimit", 0, parts, "spec.revisionHistoryLimit", "workload-spec")
+    )
     strategy = spec.get("updateStrategy")
     if not isinstance(strategy, dict):
         return
     strategy_parts = (*parts, "updateStrategy")
     kind = strategy.get("type", "RollingUpdate")
     if isinstance(kind, str) and kind not in UPDATE_STRATEGIES:
-        yield issue(
-            (*strategy_parts, "type"),
-            f'spec.updateStrategy.type {show(kind)} is not one of "OnDelete", "RollingUpdate"',
-            "strategy",
+        issues.append(
+            issue(
+                (*strategy_parts, "type"),
+                f'spec.updateStrategy.type {show(kind)} is not one of "OnDelete", "RollingUpdate"',
+                "strategy",
+            )
         )
         return
     rolling = strategy.get("rollingUpdate")
@@ -235,25 +262,29 @@ def daemon_set_spec(spec: dict[str, Any], parts: Parts) -> Iterator[Issue]:
         value = rolling.get(name)
         problem = int_or_percent_problem(value)
         if problem:
-            yield issue((*rolling_parts, name), f"{what}.{name} {show(value)} {problem}", "strategy")
+            issues.append(issue((*rolling_parts, name), f"{what}.{name} {show(value)} {problem}", "strategy"))
             return
     surge = rolling.get("maxSurge", 0)
     unavailable = rolling.get("maxUnavailable", 1)
     if _zero(unavailable) and _zero(surge):
-        yield issue(
-            (*rolling_parts, "maxUnavailable"),
-            f"{what}.maxUnavailable cannot be 0 when maxSurge is 0",
-            "strategy",
+        issues.append(
+            issue(
+                (*rolling_parts, "maxUnavailable"),
+                f"{what}.maxUnavailable cannot be 0 when maxSurge is 0",
+                "strategy",
+            )
         )
     elif not _zero(unavailable) and not _zero(surge):
-        yield issue(
-            (*rolling_parts, "maxSurge"),
-            f"{what}.maxSurge {show(surge)} may not be set when maxUnavailable {show(unavailable)} is non-zero",
-            "strategy",
+        issues.append(
+            issue(
+                (*rolling_parts, "maxSurge"),
+                f"{what}.maxSurge {show(surge)} may not be set when maxUnavailable {show(unavailable)} is non-zero",
+                "strategy",
+            )
         )
 
 
-def job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Issue]:
+def job_spec(spec: dict[str, Any], parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateJobSpec``: non-negative counts and deadlines, completionMode, podReplacementPolicy,
     backoffLimitPerIndex only with Indexed completion."""
     for name in (
@@ -264,20 +295,22 @@ def job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Is
         "ttlSecondsAfterFinished",
     ):
         if not placeholder(spec.get(name), templated):
-            yield from at_least(spec, name, 0, parts, f"Job spec.{name}", "workload-spec")
-    yield from enum(spec, "completionMode", COMPLETION_MODES, parts, "completionMode", "enum", templated)
-    yield from enum(
-        spec, "podReplacementPolicy", POD_REPLACEMENT, parts, "podReplacementPolicy", "enum", templated
+            issues.extend(at_least(spec, name, 0, parts, f"Job spec.{name}", "workload-spec"))
+    issues.extend(enum(spec, "completionMode", COMPLETION_MODES, parts, "completionMode", "enum", templated))
+    issues.extend(
+        enum(spec, "podReplacementPolicy", POD_REPLACEMENT, parts, "podReplacementPolicy", "enum", templated)
     )
     if is_int(spec.get("backoffLimitPerIndex")) and spec.get("completionMode") != "Indexed":
-        yield issue(
-            (*parts, "backoffLimitPerIndex"),
-            "backoffLimitPerIndex requires completionMode Indexed",
-            "workload-spec",
+        issues.append(
+            issue(
+                (*parts, "backoffLimitPerIndex"),
+                "backoffLimitPerIndex requires completionMode Indexed",
+                "workload-spec",
+            )
         )
 
 
-def cron_job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterator[Issue]:
+def cron_job_spec(spec: dict[str, Any], parts: Parts, templated: bool, issues: list[Issue]) -> None:
     """``validateCronJobSpec``: schedule, timeZone, concurrencyPolicy, deadlines and history limits,
     and the Job spec of ``jobTemplate``."""
     from trainops.validate.cron import schedule_problem  # the cron parser is loaded for CronJobs only
@@ -286,19 +319,23 @@ def cron_job_spec(spec: dict[str, Any], parts: Parts, templated: bool) -> Iterat
     if isinstance(schedule, str) and not placeholder(schedule, templated):
         problem = schedule_problem(schedule) if schedule else "is required"
         if problem:
-            yield issue((*parts, "schedule"), f"spec.schedule {show(schedule)}: {problem}", "cron-schedule")
+            issues.append(
+                issue((*parts, "schedule"), f"spec.schedule {show(schedule)}: {problem}", "cron-schedule")
+            )
     zone = spec.get("timeZone")
     if isinstance(zone, str) and not placeholder(zone, templated):
         problem = time_zone_problem(zone)
         if problem:
-            yield issue((*parts, "timeZone"), f"spec.timeZone {show(zone)} {problem}", "cron-schedule")
-    yield from enum(spec, "concurrencyPolicy", CONCURRENCY, parts, "concurrencyPolicy", "enum", templated)
+            issues.append(
+                issue((*parts, "timeZone"), f"spec.timeZone {show(zone)} {problem}", "cron-schedule")
+            )
+    issues.extend(enum(spec, "concurrencyPolicy", CONCURRENCY, parts, "concurrencyPolicy", "enum", templated))
     for name in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
-        yield from at_least(spec, name, 0, parts, f"CronJob spec.{name}", "workload-spec")
+        issues.extend(at_least(spec, name, 0, parts, f"CronJob spec.{name}", "workload-spec"))
     job = spec.get("jobTemplate")
     job_spec_node = job.get("spec") if isinstance(job, dict) else None
     if isinstance(job_spec_node, dict):
-        yield from job_spec(job_spec_node, (*parts, "jobTemplate", "spec"), templated)
+        job_spec(job_spec_node, (*parts, "jobTemplate", "spec"), templated, issues)
 
 
 @lru_cache(maxsize=256)
