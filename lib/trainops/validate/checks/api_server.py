@@ -212,7 +212,7 @@ def _check_object_meta(
         )
     namespace = meta.get("namespace")
     if namespaced and isinstance(namespace, str) and namespace:
-        problem = DNS1123_LABEL.problem(namespace)
+        problem = _dns1123_label_problem(namespace)
         if problem:
             issues.append(
                 _issue(
@@ -466,7 +466,7 @@ def _check_pod_spec(
     volumes = _check_volumes(spec.get("volumes"), (*parts, "volumes"), issues, templated)
     if volumes is not None:
         volumes |= claims
-    container_names: dict[str, str] = {}
+    container_names: dict[str, Parts] = {}
     port_names: dict[str, Parts] = {}
     for group in ("containers", "initContainers", "ephemeralContainers"):
         containers = spec.get(group)
@@ -495,7 +495,7 @@ def _check_volumes(volumes: Any, parts: Parts, issues: list[Issue], templated: b
         return set()
     if not isinstance(volumes, list):
         return None
-    names: dict[str, str] = {}
+    names: dict[str, int] = {}  # name → index of the first volume of that name
     unknown = False
     for index, volume in enumerate(volumes):
         name = volume.get("name") if isinstance(volume, dict) else None
@@ -506,33 +506,30 @@ def _check_volumes(volumes: Any, parts: Parts, issues: list[Issue], templated: b
             unknown = True
             continue
         if name not in names and _dns1123_label_problem(name) is None:  # nothing to report
-            names[name] = f"volumes[{index}]"
+            names[name] = index
             continue
-        if _check_member_name("volume", name, (*parts, index, "name"), names, f"volumes[{index}]", issues):
-            names[name] = f"volumes[{index}]"
+        first = f"volumes[{names[name]}]" if name in names else None
+        _check_member_name("volume", name, (*parts, index, "name"), first, issues)
+        if first is None:
+            names[name] = index
     return None if unknown else set(names)
 
 
-def _check_member_name(
-    what: str, name: str, parts: Parts, seen: dict[str, str], where: str, issues: list[Issue]
-) -> bool:
+def _check_member_name(what: str, name: str, parts: Parts, first: str | None, issues: list[Issue]) -> None:
     """A container or volume name: a DNS-1123 label (``ValidateDNS1123Label``) and unique in the
-    pod (``validateContainers``/``ValidateVolumes``: "Duplicate value"); ``seen`` maps names to
-    where they first appear. Returns whether ``name`` is new (the caller records it)."""
+    pod (``validateContainers``/``ValidateVolumes``: "Duplicate value"); ``first`` is where a member
+    of the same name appears first, ``None`` when the name is new."""
     problem = _dns1123_label_problem(name)
     if problem:
         issues.append(_issue(parts, f"{what} name {_q(name)} {problem}", DNS1123_LABEL.keyword))
-    if name in seen:
-        issues.append(
-            _issue(parts, f"{what} name {_q(name)} is already used by {seen[name]}", "duplicate-name")
-        )
-        return False
-    return True
+    if first is not None:
+        issues.append(_issue(parts, f"{what} name {_q(name)} is already used by {first}", "duplicate-name"))
 
 
 @lru_cache(maxsize=4096)
 def _dns1123_label_problem(name: str) -> str | None:
-    """``DNS1123_LABEL.problem(name)``, cached: pods repeat the same container and volume names."""
+    """``DNS1123_LABEL.problem(name)``, cached: pods repeat the same container and volume names, and
+    documents the same namespaces."""
     return DNS1123_LABEL.problem(name)
 
 
@@ -540,7 +537,7 @@ def _check_container(
     container: dict[str, Any],
     parts: Parts,
     volumes: set[str] | None,
-    container_names: dict[str, str],
+    container_names: dict[str, Parts],
     port_names: dict[str, Parts],
     issues: list[Issue],
     templated: bool,
@@ -553,9 +550,13 @@ def _check_container(
     label = "container"
     if isinstance(name, str) and not (templated and "${" in name):
         label = f"container {_q(name)}"
-        where = _dotted(parts)
-        if _check_member_name("container", name, (*parts, "name"), container_names, where, issues):
-            container_names[name] = where
+        if name not in container_names and _dns1123_label_problem(name) is None:  # nothing to report
+            container_names[name] = parts
+        else:
+            first = _dotted(container_names[name]) if name in container_names else None
+            _check_member_name("container", name, (*parts, "name"), first, issues)
+            if first is None:
+                container_names[name] = parts
     ports = container.get("ports")
     if isinstance(ports, list):
         _check_container_ports(ports, (*parts, "ports"), label, port_names, issues, templated)
@@ -609,20 +610,18 @@ def _check_container_ports(
                     )
                 else:
                     pod_names[name] = port_parts
-        for field_name in ("containerPort", "hostPort"):
-            number = port.get(field_name)
-            if (
-                _is_int(number)
-                and (number != 0 or field_name == "containerPort")
-                and not 1 <= number <= 65535
-            ):
-                issues.append(
-                    _issue(
-                        (*port_parts, field_name),
-                        f"{label} {field_name} {number} is not between 1 and 65535",
-                        "port-number",
-                    )
-                )
+        number = port.get("containerPort")
+        if _is_int(number) and not 1 <= number <= 65535:
+            issues.append(_port_number_issue(port_parts, "containerPort", number, label))
+        number = port.get("hostPort")
+        if _is_int(number) and number != 0 and not 1 <= number <= 65535:  # 0: no host port
+            issues.append(_port_number_issue(port_parts, "hostPort", number, label))
+
+
+def _port_number_issue(port_parts: Parts, field_name: str, number: int, label: str) -> Issue:
+    return _issue(
+        (*port_parts, field_name), f"{label} {field_name} {number} is not between 1 and 65535", "port-number"
+    )
 
 
 def _check_mounts(

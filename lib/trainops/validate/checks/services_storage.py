@@ -262,7 +262,7 @@ def config_map(data: dict[str, Any], issues: list[Issue]) -> None:
             continue
         for key, value in mapping.items():
             if isinstance(key, str):
-                _key(key, (field_name, key), field_name, issues)
+                _key(key, field_name, issues)
                 if field_name == "data" and isinstance(binary, dict) and key in binary:
                     issues.append(
                         issue(
@@ -294,7 +294,7 @@ def secret(data: dict[str, Any], issues: list[Issue]) -> None:
             if not isinstance(key, str):
                 continue
             keys.add(key)
-            _key(key, (field_name, key), field_name, issues)
+            _key(key, field_name, issues)
             if isinstance(value, str):
                 sizes[key] = len(value.encode()) if field_name == "stringData" else _decoded_size(value)
                 values[key] = value if field_name == "stringData" else _decode(value)
@@ -326,10 +326,11 @@ def secret(data: dict[str, Any], issues: list[Issue]) -> None:
         )
 
 
-def _key(key: str, parts: Parts, field_name: str, issues: list[Issue]) -> None:
+def _key(key: str, field_name: str, issues: list[Issue]) -> None:
+    """``IsConfigMapKey`` of a key of ``data`` (``binaryData``, ``stringData``)."""
     problem = config_key_problem(key)
     if problem:
-        issues.append(issue(parts, f"{field_name} key {show(key)} {problem}", "config-key"))
+        issues.append(issue((field_name, key), f"{field_name} key {show(key)} {problem}", "config-key"))
 
 
 def _decode(value: str) -> str:
