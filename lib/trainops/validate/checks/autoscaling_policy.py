@@ -361,7 +361,7 @@ def pdb_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
             spec, "unhealthyPodEvictionPolicy", EVICTION_POLICIES, parts, "unhealthyPodEvictionPolicy", "enum"
         )
     )
-    issues.extend(label_selector(spec.get("selector"), (*parts, "selector")))
+    label_selector(spec.get("selector"), (*parts, "selector"), issues)
 
 
 def priority_class(data: dict[str, Any], issues: list[Issue]) -> None:

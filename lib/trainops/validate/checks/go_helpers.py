@@ -151,13 +151,11 @@ def config_key_problem(key: str) -> str | None:
     return None
 
 
-def label_selector(selector: Any, parts: Parts) -> list[Issue]:
+def label_selector(selector: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateLabelSelector`` (strict) of a ``{matchLabels, matchExpressions}`` mapping at ``parts``:
-    the api-server family's own selector check (keyword ``label-selector``)."""
-    issues: list[Issue] = []
+    the api-server family's own selector check (keyword ``label-selector``), appending to ``issues``."""
     if isinstance(selector, dict):
         api_server._check_label_selector(selector, parts, issues, False)
-    return issues
 
 
 def get(node: Any, *path: str) -> Any:

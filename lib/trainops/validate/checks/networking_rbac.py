@@ -90,7 +90,7 @@ def network_policy_spec(spec: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateNetworkPolicySpec``."""
     if not isinstance(spec, dict):
         return
-    issues.extend(label_selector(spec.get("podSelector"), (*parts, "podSelector")))
+    label_selector(spec.get("podSelector"), (*parts, "podSelector"), issues)
     types = spec.get("policyTypes")
     if isinstance(types, list):
         for index, kind in enumerate(types):
@@ -161,7 +161,7 @@ def _peer(peer: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
     """``ValidateNetworkPolicyPeer`` and ``ValidateIPBlock``."""
     selectors = sum(peer.get(name) is not None for name in ("podSelector", "namespaceSelector"))
     for name in ("podSelector", "namespaceSelector"):
-        issues.extend(label_selector(peer.get(name), (*parts, name)))
+        label_selector(peer.get(name), (*parts, name), issues)
     block = peer.get("ipBlock")
     if block is not None and selectors:
         issues.append(
