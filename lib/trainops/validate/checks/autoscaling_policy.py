@@ -1,5 +1,7 @@
 """API-server checks of autoscaling, disruption, priority and quota objects (rule ``api-server``).
 
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
+
 Mirrors k8s.io/kubernetes v1.36: ``pkg/apis/autoscaling/validation/validation.go``,
 ``pkg/apis/policy/validation/validation.go``, ``pkg/apis/scheduling/validation/validation.go`` and
 ``pkg/apis/core/validation/validation.go`` (ResourceQuota, LimitRange).

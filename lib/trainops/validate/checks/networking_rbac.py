@@ -1,5 +1,7 @@
 """API-server checks of NetworkPolicies, Ingresses and RBAC objects (rule ``api-server``).
 
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
+
 Mirrors k8s.io/kubernetes v1.36 ``pkg/apis/networking/validation/validation.go`` and
 ``pkg/apis/rbac/validation/validation.go``.
 

@@ -1,5 +1,7 @@
 """API-server checks of pod and container fields (rule ``api-server``), per pod template.
 
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
+
 Mirrors ``ValidatePodSpec`` and what it calls in k8s.io/kubernetes ``pkg/apis/core/validation/
 validation.go`` (v1.36), for every pod template of :data:`trainops.core.kinds.POD_TEMPLATE_SITES` (found
 with :func:`trainops.core.kinds.pod_templates`; Katib trial templates included, ``${…}`` placeholders

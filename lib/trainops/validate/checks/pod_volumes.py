@@ -3,6 +3,8 @@
 ``defaultMode``, ephemeral claim templates via ``ValidatePersistentVolumeClaimSpec``),
 ``validateTolerations`` and ``validateNodeAffinity`` of k8s.io/kubernetes
 ``pkg/apis/core/validation/validation.go`` (v1.36).
+
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
 """
 
 from __future__ import annotations

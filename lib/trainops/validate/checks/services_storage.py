@@ -1,5 +1,7 @@
 """API-server checks of Services, PersistentVolumeClaims, ConfigMaps and Secrets (rule ``api-server``).
 
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
+
 Mirrors k8s.io/kubernetes ``pkg/apis/core/validation/validation.go`` (v1.36); Service port names,
 numbers and selectors are :mod:`.api_server`'s.
 

@@ -1,5 +1,7 @@
 """API-server checks of workload specs (rule ``api-server``): apps and batch.
 
+Each check function appends what it finds to the ``issues`` list it is given, in document order.
+
 Mirrors k8s.io/kubernetes ``pkg/apis/apps/validation/validation.go`` and
 ``pkg/apis/batch/validation/validation.go`` (v1.36); pod templates are :mod:`.pod_fields`'.
 
