@@ -1,8 +1,9 @@
 """kubeconform, the Go validator people use today, measured in the same ``make bench`` run.
 
-``../shared/peers`` (when it is beside the repository) holds kubeconform v0.7.0 and the two scripts
-that give it the schemas trainops uses (``../shared/peers/README.md``): :func:`prepare` runs them
-once into ``bench/out/kubeconform/`` (kept while the scripts and CRDs are unchanged), and
+The binary is not shipped: it is built from upstream source (v0.7.0) outside the repository
+(bench/README.md, "kubeconform") and found by :func:`locate`: ``$KUBECONFORM``, else ``kubeconform``
+on ``PATH``; without it the bench skips the peer with a note (:func:`missing_note`). Its schemas are
+made by :mod:`bench.peer_schemas` once into ``bench/out/kubeconform/`` (:func:`prepare`), and
 :func:`argv` validates with both schema locations, strict, with as many workers as CPUs.
 
 Verdicts (:func:`parse_kubeconform`): ``-output json -verbose`` lists every resource with its status
@@ -15,20 +16,23 @@ invalid; ``statusSkipped`` (no schema) is unchecked.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench import peer_schemas
 from bench.corpus import Expected
 from bench.verdicts import ToolOutput, Verdict
 
-PEERS = Path(__file__).resolve().parents[2] / "shared" / "peers"
-CRDS = PEERS.parent / "crds"
-BINARY = PEERS / "kubeconform"
+#: The CRDs whose schemas kubeconform is given (trainops's are synced from the same folder).
+CRDS = Path(__file__).resolve().parents[2] / "shared" / "crds"
+#: The environment variable naming the kubeconform binary.
+ENV = "KUBECONFORM"
+#: The version the bench's figures are of (``kubeconform -v``).
+VERSION = "v0.7.0"
 #: Where the converted schemas go (under the bench output directory).
 SCHEMAS = "kubeconform"
 
@@ -41,78 +45,59 @@ _STATUS: dict[str, Verdict] = {
 }
 
 
-def available() -> bool:
-    """Whether the peer and its scripts are there (``../shared/peers``)."""
-    return BINARY.is_file() and os.access(BINARY, os.X_OK) and CRDS.is_dir()
+def locate(environ: dict[str, str] | None = None) -> Path | None:
+    """The kubeconform binary: ``$KUBECONFORM`` when set (even when it is not an executable file:
+    :func:`missing_note` then says so), else ``kubeconform`` on ``PATH``, else None."""
+    env = os.environ if environ is None else environ
+    if env.get(ENV):
+        return Path(env[ENV])
+    found = shutil.which("kubeconform", path=env.get("PATH"))
+    return Path(found) if found else None
 
 
-def _digest(kubernetes_version: str) -> str:
-    """Key of the prepared schemas: the scripts, the CRD files and the Kubernetes version."""
-    digest = hashlib.sha256(kubernetes_version.encode())
-    for path in [
-        PEERS / "bundle_schemas.py",
-        PEERS / "openapi2jsonschema.py",
-        *sorted(CRDS.glob("*/*.yaml")),
-    ]:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+def missing_note(binary: Path | None, crds: Path = CRDS) -> str | None:
+    """None when kubeconform can be measured, else the one-line note saying why not and how to
+    provide it."""
+    how = f"build kubeconform {VERSION} from source (bench/README.md) and set {ENV}=/path/to/kubeconform"
+    if binary is None:
+        return f"kubeconform not measured: {ENV} is not set and kubeconform is not on PATH; {how}."
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        return f"kubeconform not measured: {ENV}={binary} is not an executable file; {how}."
+    if not crds.is_dir():
+        return f"kubeconform not measured: {crds} (the CRDs it is given) is not beside the repository."
+    return None
 
 
-def prepare(out: Path, kubernetes_version: str) -> Path:
-    """Convert the schemas kubeconform reads (once; ~40 CPU-s for the CRDs) and return their root.
+def version(binary: Path) -> str:
+    """What ``kubeconform -v`` prints (e.g. ``v0.7.0``); ``unknown`` when it fails."""
+    try:
+        done = subprocess.run([str(binary), "-v"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
 
-    ``<root>/kschemas``: kubernetes-validate's strict schemas of ``kubernetes_version`` made standalone
-    (``bundle_schemas.py``); ``<root>/crdschemas``: every CRD of ``../shared/crds`` converted by
-    kubeconform's own ``openapi2jsonschema.py`` (root additional properties denied, as strict).
+
+def prepare(out: Path, kubernetes_version: str, crds: Path = CRDS) -> Path:
+    """The schemas kubeconform reads, under ``out/kubeconform`` (made once: :func:`bench.peer_schemas.prepare`).
+
+    ``<root>/kschemas``: kubernetes-validate's strict schemas of ``kubernetes_version`` made
+    standalone; ``<root>/crdschemas``: every CRD of ``crds`` converted as kubeconform's own
+    ``openapi2jsonschema.py`` does (root additional properties denied, as strict).
 
     Raises:
-        subprocess.CalledProcessError: a script failed.
+        FileNotFoundError: kubernetes-validate has no schemas of ``kubernetes_version``.
+        OSError, yaml.YAMLError: a CRD file cannot be read or parsed.
     """
-    root = out / SCHEMAS
-    stamp = root / "stamp"
-    key = _digest(kubernetes_version)
-    if stamp.is_file() and stamp.read_text(encoding="utf-8") == key:
-        return root
-    crd_dir = root / "crdschemas"
-    crd_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            sys.executable,
-            str(PEERS / "bundle_schemas.py"),
-            "--version",
-            f"{kubernetes_version}.0",
-            "--out",
-            str(root / "kschemas"),
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    env = {
-        **os.environ,
-        "FILENAME_FORMAT": "{kind}-{fullgroup}-{version}",
-        "DENY_ROOT_ADDITIONAL_PROPERTIES": "1",
-    }
-    subprocess.run(
-        [
-            sys.executable,
-            str(PEERS / "openapi2jsonschema.py"),
-            *(str(p) for p in sorted(CRDS.glob("*/*.yaml"))),
-        ],
-        check=True,
-        cwd=crd_dir,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    stamp.write_text(key, encoding="utf-8")
-    return root
+    return peer_schemas.prepare(out / SCHEMAS, kubernetes_version, crds)
 
 
-def argv(paths: Sequence[str], schemas: Path, kubernetes_version: str, workers: int) -> list[str]:
-    """The kubeconform command line (../shared/peers/README.md "Typical use", plus json output)."""
+def argv(
+    binary: Path, paths: Sequence[str], schemas: Path, kubernetes_version: str, workers: int
+) -> list[str]:
+    """The kubeconform command line: strict, ``workers`` workers, json output listing every resource,
+    the core and the CRD schema locations of :func:`prepare` (Go templates kubeconform fills in)."""
     return [
-        str(BINARY),
+        str(binary),
         "-n",
         str(workers),
         "-strict",

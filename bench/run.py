@@ -82,6 +82,9 @@ class Options:
         workers: ``--workers`` for trainops. Default: its own (all CPUs).
         check: exit 1 when a target fails.
         out: output directory. Default: ``bench/out``.
+        kubeconform: the kubeconform binary, set by :func:`run` from ``$KUBECONFORM`` or ``PATH``
+            (:func:`bench.kubeconform.locate`); None: not measured.
+        kubeconform_schemas: the root of its converted schemas (:func:`bench.kubeconform.prepare`).
     """
 
     sizes: tuple[int, ...] = (10_000, 100_000)
@@ -90,6 +93,7 @@ class Options:
     workers: int | None = None
     check: bool = False
     out: Path = OUT
+    kubeconform: Path | None = None
     kubeconform_schemas: Path | None = None
 
 
@@ -255,9 +259,13 @@ def measure_startup(options: Options, report: Report) -> None:
         IMPORT_FLOOR: [sys.executable, "-c", f"import {', '.join(FLOOR_MODULES)}"],
         "kubernetes-validate": peer_argv([path]),
     }
-    if options.kubeconform_schemas is not None:
+    if options.kubeconform is not None and options.kubeconform_schemas is not None:
         commands["kubeconform"] = kubeconform.argv(
-            [_arg(path)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+            options.kubeconform,
+            [_arg(path)],
+            options.kubeconform_schemas,
+            KUBERNETES_VERSION,
+            os.cpu_count() or 1,
         )
     walls: dict[str, list[float]] = {tool: [] for tool in commands}
     codes: dict[str, list[int]] = {tool: [] for tool in commands}
@@ -335,7 +343,7 @@ def run_trainops(options: Options, report: Report, corpus: Path, console: Consol
         run.output = parse_trainops(m.stdout.read_text(encoding="utf-8"), corpus, CWD, records)
         run.agreement = compare(records, run.output)
         run_plain(options, report, corpus, group, len(records), m.stdout.read_bytes(), console)
-        if options.kubeconform_schemas is not None:
+        if options.kubeconform is not None and options.kubeconform_schemas is not None:
             run_kubeconform(options, report, corpus, group, records, console)
 
 
@@ -373,12 +381,16 @@ def run_kubeconform(
     options: Options, report: Report, corpus: Path, group: str, records: list[Expected], console: Console
 ) -> None:
     """kubeconform on the same documents, right after trainops (an adjacent pair: same machine load)."""
-    assert options.kubeconform_schemas is not None
+    assert options.kubeconform is not None and options.kubeconform_schemas is not None
     label = f"{corpus.name}/{group}"
     console.print(f"kubeconform {label} ({len(records):,} documents) ...")
     m = run_measured(
         kubeconform.argv(
-            [_arg(corpus / group)], options.kubeconform_schemas, KUBERNETES_VERSION, os.cpu_count() or 1
+            options.kubeconform,
+            [_arg(corpus / group)],
+            options.kubeconform_schemas,
+            KUBERNETES_VERSION,
+            os.cpu_count() or 1,
         ),
         options.out / "runs" / f"kubeconform-{corpus.name}-{group}.json",
         cwd=CWD,
@@ -738,8 +750,8 @@ def legend(report: Report) -> list[str]:
     peers = [r for r in report.runs if r.tool == "kubeconform" and r.agreement is not None]
     if peers:
         notes.append(
-            "kubeconform v0.7.0 runs right after trainops on the same documents (-strict, -n CPUs, the same"
-            " Kubernetes schemas and CRDs converted by ../shared/peers scripts); whole-process wall time."
+            "kubeconform runs right after trainops on the same documents (-strict, -n CPUs, the same"
+            " Kubernetes schemas and CRDs, converted by bench/peer_schemas.py); whole-process wall time."
         )
         missed: dict[str, list[int]] = {}
         for run in peers:
@@ -826,12 +838,24 @@ def run(options: Options) -> int:
     # source).
     compileall.compile_dir(REPO / "lib", quiet=1)
     compileall.compile_dir(SAMPLE / "apps", quiet=1)
-    if kubeconform.available():
+    binary = kubeconform.locate()
+    missing = kubeconform.missing_note(binary)
+    if binary is not None and missing is None:
         console.print("kubeconform schemas (converted once into bench/out/kubeconform) ...")
-        options = replace(options, kubeconform_schemas=kubeconform.prepare(options.out, KUBERNETES_VERSION))
-        report.machine["kubeconform"] = "v0.7.0 (../shared/peers)"
+        options = replace(
+            options,
+            kubeconform=binary,
+            kubeconform_schemas=kubeconform.prepare(options.out, KUBERNETES_VERSION),
+        )
+        found = kubeconform.version(binary)
+        report.machine["kubeconform"] = f"{found} ({binary})"
+        if found != kubeconform.VERSION:
+            report.notes.append(
+                f"kubeconform is {found}, not {kubeconform.VERSION}: figures are not comparable."
+            )
     else:
-        report.notes.append(f"kubeconform not measured: {kubeconform.PEERS} is not beside the repository.")
+        console.print(f"[yellow]{missing}[/]")
+        report.notes.append(str(missing))
     console.print("start-up ...")
     measure_startup(options, report)
     for size in sorted(corpora):
