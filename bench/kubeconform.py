@@ -9,15 +9,17 @@ made by :mod:`bench.peer_schemas` once into ``bench/out/kubeconform/`` (:func:`p
 Verdicts (:func:`parse_kubeconform`): ``-output json -verbose`` lists every resource with its status
 but no document index, and its workers take the resources of one file in any order. Resources are
 therefore matched to documents by (file, kind, name); where the corpus repeats a (file, kind, name),
-the group's invalid verdicts go to its expected-invalid documents first (the most favourable
-matching for kubeconform). ``statusInvalid`` and ``statusError`` (e.g. a duplicate key) are
-invalid; ``statusSkipped`` (no schema) is unchecked.
+an invalid resource goes to the document its errors point at (the JSON path the corpus broke, or
+its parent; the line of a YAML error), else to an expected-invalid document, and a valid one to an
+expected-valid document (the most favourable matching for kubeconform). ``statusInvalid`` and
+``statusError`` (e.g. a duplicate key) are invalid; ``statusSkipped`` (no schema) is unchecked.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -116,15 +118,53 @@ def argv(
     ]
 
 
+_JSON_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]")
+
+
+def json_pointer(json_path: str) -> str:
+    """A corpus JSON path as kubeconform writes an error's place (``validationErrors[].path``: the keys
+    joined by ``/``, unescaped): ``$.spec.containers[0].name`` → ``/spec/containers/0/name``,
+    ``$.metadata.labels['a/b']`` → ``/metadata/labels/a/b``."""
+    parts = [
+        (key if key is not None else index if index is not None else quoted.replace("\\'", "'"))
+        for key, index, quoted in (m.groups() for m in _JSON_PATH_PART.finditer(json_path))
+    ]
+    return "".join("/" + part for part in parts)
+
+
+def _places(error: dict[str, str]) -> list[str]:
+    """Where one of kubeconform's ``validationErrors`` points: its ``path``, or for unknown fields
+    (``additional properties 'a', 'b' not allowed``, reported at their parent) each field's path."""
+    path, message = str(error.get("path", "")), str(error.get("msg", ""))
+    if message.startswith("additional properties"):
+        return [f"{path}/{name}" for name in re.findall(r"'([^']*)'", message)] or [path]
+    return [path]
+
+
+def _depth_covered(error_paths: Sequence[str], record: Expected) -> int:
+    """How deep the deepest of ``error_paths`` that is ``record``'s broken path or one of its parents
+    goes (a missing field is reported at its parent); -1 when none is; 1,000 when one is ``line N``
+    and ``record`` broke its N-th line."""
+    if record.error_line is not None and f"line {record.error_line - record.line + 1}" in error_paths:
+        return 1000
+    if record.path is None:
+        return -1
+    pointer = json_pointer(record.path)
+    covered = [p for p in error_paths if pointer == p or pointer.startswith(p.rstrip("/") + "/")]
+    return max((p.count("/") for p in covered), default=-1)
+
+
 def parse_kubeconform(text: str, corpus: Path, cwd: Path, documents: Sequence[Expected]) -> ToolOutput:
     """Verdicts from ``kubeconform -output json -verbose`` run on (part of) ``corpus`` from ``cwd``
-    (matched by file, kind and name: see the module docstring)."""
+    (matched by file, kind and name: see the module docstring). Within a repeated (file, kind, name),
+    an invalid resource goes to the document whose broken path its ``validationErrors`` name (or a
+    parent of it), else to an expected-invalid document; a valid one to an expected-valid document."""
     out = ToolOutput()
     groups: dict[tuple[str, str, str], list[Expected]] = {}
     for record in documents:
         out.verdicts[(record.file, record.document)] = "unchecked"
         groups.setdefault((record.file, record.kind, record.name), []).append(record)
-    reported: dict[tuple[str, str, str], list[Verdict]] = {}
+    reported: dict[tuple[str, str, str], list[tuple[Verdict, list[str]]]] = {}
     for resource in json.loads(text).get("resources") or []:
         path = Path(resource["filename"])
         rel = (path if path.is_absolute() else cwd / path).resolve().relative_to(corpus.resolve()).as_posix()
@@ -133,12 +173,25 @@ def parse_kubeconform(text: str, corpus: Path, cwd: Path, documents: Sequence[Ex
         if key not in groups:
             out.unattributed += 1
             continue
-        reported.setdefault(key, []).append(verdict)
+        errors = [place for e in resource.get("validationErrors") or [] for place in _places(e)]
+        # a YAML error (e.g. a duplicate key) names its line within the document instead
+        errors += [f"line {n}" for n in re.findall(r"\bline (\d+):", str(resource.get("msg", "")))]
+        reported.setdefault(key, []).append((verdict, errors))
         out.findings += verdict == "invalid"
-    for key, verdicts in reported.items():
-        records = sorted(groups[key], key=lambda r: (r.verdict != "invalid", r.document))
-        ordered = sorted(verdicts, key=lambda v: {"invalid": 0, "valid": 1}.get(v, 2))
-        for record, verdict in zip(records, ordered, strict=False):
+    for key, resources in reported.items():
+        free = list(groups[key])
+        for verdict, errors in sorted(
+            resources, key=lambda v: ({"invalid": 0, "valid": 1}.get(v[0], 2), v[1])
+        ):
+            if not free:
+                out.unattributed += 1
+                continue
+            if verdict == "invalid":
+                record = min(
+                    free, key=lambda r: (-_depth_covered(errors, r), r.verdict != "invalid", r.document)
+                )
+            else:
+                record = min(free, key=lambda r: (r.verdict == "invalid", r.document))
+            free.remove(record)
             out.verdicts[(record.file, record.document)] = verdict
-        out.unattributed += max(0, len(verdicts) - len(records))
     return out

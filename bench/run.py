@@ -367,7 +367,7 @@ def run_plain(
     m = run_measured(
         trainops_argv([corpus / group], options.workers),
         options.out / "runs" / f"trainops-plain-{corpus.name}-{group}.json",
-        cwd=REPO,
+        cwd=CWD,
         env={**_env(), "TRAINOPS_ACCEL": "0"},
         inputs=[corpus / group],
     )

@@ -112,6 +112,70 @@ def test_resources_match_documents_by_file_kind_and_name(tmp_path: Path) -> None
     assert (agreement.flagged_invalid, agreement.expected_invalid, agreement.false_positives) == (2, 3, 1)
 
 
+def _broken(document: int, name: str, category: str, path: str, error_line: int) -> Expected:
+    return Expected(
+        file="core/part-0000.yaml",
+        document=document,
+        line=100 * document,
+        group="core",
+        api_version="apps/v1",
+        kind="Deployment",
+        name=name,
+        verdict="invalid",
+        category=category,
+        path=path,
+        error_line=100 * document + error_line - 1,
+    )
+
+
+def test_repeated_names_match_by_the_errors_path_or_line(tmp_path: Path) -> None:
+    """Three broken Deployments of one name in one file (as the corpus has): kubeconform's error on
+    the unknown field goes to that document, its duplicate-key error (line 65 of the document) to
+    the duplicate key, and its valid verdict to the document it cannot see (an API-server rule)."""
+    container = "$.spec.template.spec.containers[0]"
+    records = [
+        _broken(1, "x", "api-server", f"{container}.ports[0].containerPort", 40),
+        _broken(2, "x", "duplicate-key", f"{container}.env[0].value", 65),
+        _broken(3, "x", "unknown-field", f"{container}.resource", 50),
+    ]
+    file = str(tmp_path / "core" / "part-0000.yaml")
+    unknown = {
+        "path": "/spec/template/spec/containers/0",
+        "msg": "additional properties 'resource' not allowed",
+    }
+    duplicate = 'error unmarshalling resource: error converting YAML to JSON: yaml: unmarshal errors:\n  line 65: key "value" already set in map'
+    resources = [
+        {"filename": file, "kind": "Deployment", "name": "x", "status": "statusValid"},
+        {
+            "filename": file,
+            "kind": "Deployment",
+            "name": "x",
+            "status": "statusInvalid",
+            "validationErrors": [unknown],
+        },
+        {"filename": file, "kind": "Deployment", "name": "x", "status": "statusError", "msg": duplicate},
+    ]
+    output = kubeconform.parse_kubeconform(json.dumps({"resources": resources}), tmp_path, tmp_path, records)
+    assert [output.verdicts[(r.file, r.document)] for r in records] == ["valid", "invalid", "invalid"]
+    assert compare(records, output).by_category == {
+        "api-server": (0, 1),
+        "duplicate-key": (1, 1),
+        "unknown-field": (1, 1),
+    }
+
+
+@pytest.mark.parametrize(
+    ("json_path", "pointer"),
+    [
+        ("$.spec.template.spec.containers[0].resource", "/spec/template/spec/containers/0/resource"),
+        ("$.metadata.labels['app.kubernetes.io/version']", "/metadata/labels/app.kubernetes.io/version"),
+        ("$", ""),
+    ],
+)
+def test_json_paths_as_kubeconform_writes_them(json_path: str, pointer: str) -> None:
+    assert kubeconform.json_pointer(json_path) == pointer
+
+
 # --- the binary and its command line --------------------------------------------------------------------
 
 
