@@ -243,6 +243,7 @@ def document_secrets(data: Any) -> tuple[str, ...]:
             if isinstance(values, dict):
                 for value in values.values():
                     add(value)
+    strings: list[str] = []
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -259,13 +260,17 @@ def document_secrets(data: Any) -> tuple[str, ...]:
                     if isinstance(key, str) and key != "name" and secret_like(key, str(child)):
                         add(child)
                     if isinstance(child, str):
-                        _add_credentials(child, add)
+                        strings.append(child)
         elif isinstance(item, list):
             for child in item:
                 if isinstance(child, dict | list):
                     stack.append(child)
                 elif isinstance(child, str):
-                    _add_credentials(child, add)
+                    strings.append(child)
+    # one test over all strings (joined by line breaks, which no detector needs) before one per string
+    if marked("\n".join(strings)):
+        for value in strings:
+            _add_credentials(value, add)
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
 

@@ -80,20 +80,24 @@ def _may_hold_literal(data: Any) -> bool:
     ``value`` and a ``name`` that pass :func:`~trainops.core.credentials.secret_like`, the first test of the
     check by name. ``False`` is exact; one walk over the collections instead of a call per string."""
     strings: list[str] = []
+    envs: list[Any] = []
     stack: list[Any] = [data]
     while stack:
         node = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if isinstance(node, dict):
+        if type(node) is dict:  # the loader builds plain dicts, lists and strings
             env = node.get("env")
-            if isinstance(env, list) and any(_named_like_secret(entry) for entry in env):
-                return True
-        for child in children:
-            if isinstance(child, str):
+            if env is not None:
+                envs.append(env)
+            node = node.values()
+        for child in node:
+            kind = type(child)
+            if kind is str:
                 strings.append(child)
-            elif isinstance(child, dict | list):
+            elif kind is dict or kind is list:
                 stack.append(child)
-    return marked("\n".join(strings))
+    if marked("\n".join(strings)):
+        return True
+    return any(isinstance(env, list) and any(_named_like_secret(entry) for entry in env) for env in envs)
 
 
 def _named_like_secret(entry: Any) -> bool:
