@@ -96,6 +96,13 @@ def test_texts_outside_the_subset_take_the_plain_path(text: str, monkeypatch: py
     assert _accel.block_pieces(text) is None
 
 
+@pytest.mark.parametrize("code", range(128))
+def test_each_ascii_character(code: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    readable = code in (0x09, 0x0A) or 0x20 <= code <= 0x7E
+    assert (_accel.block_pieces(f"a: 1\n---\nb: c{chr(code)}d\n") is not None) is readable
+
+
 # The C reader against the plain loader, document by document (from the tests of the reader as it was
 # before it moved to trainops._accel).
 

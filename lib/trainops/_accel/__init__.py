@@ -38,9 +38,10 @@ def _parse() -> Callable[[str], tuple[Any, str] | None] | None:
     return parse  # type: ignore[no-any-return,unused-ignore]
 
 
-#: A character other than tab, line feed and printable ASCII: such a text takes the plain path (the
-#: reader models neither other line breaks nor characters go-yaml refuses).
-_OTHER = re.compile(r"[^\t\n\x20-\x7e]")
+#: Tab, line feed and printable ASCII: a text with any other character takes the plain path (the
+#: reader models neither other line breaks nor characters go-yaml refuses). Tested by deleting these
+#: bytes from the text's ASCII encoding (a table lookup per byte, unlike a regular expression).
+_READABLE = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 #: Stream syntax the splitter does not model: directives and document-end markers.
 _STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
 #: A line that starts a document: ``---`` at column 0 followed by a blank, a line end or the end.
@@ -60,7 +61,9 @@ def block_pieces(text: str) -> list[tuple[str, int]] | None:
     A ``---`` line at column 0 always starts a document (YAML forbids it inside scalars and flow
     collections); text before the first one is a document only when it has content.
     """
-    if not enabled() or _parse() is None or not text.isascii() or _OTHER.search(text):
+    if not enabled() or _parse() is None or not text.isascii():
+        return None
+    if text.encode("ascii").translate(None, _READABLE):  # a character other than the readable ones
         return None
     if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
         return None
