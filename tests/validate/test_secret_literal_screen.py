@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from conftest import EXAMPLES, SAMPLE
 from trainops.core.credentials import walk_strings
 from trainops.validate.checks.secret_literal import _problem, _screen, check
+from trainops.validate.scan import scan
 from trainops.yaml.load import Document, stream_text
 
 MANY = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
@@ -27,7 +28,7 @@ def _full_scan(kind: str, data: Any) -> list[tuple[tuple[str | int, ...], str]]:
 
 
 def _screened(kind: str, data: Any) -> list[tuple[tuple[str | int, ...], str]]:
-    issues = check(SimpleNamespace(data=data, kind=kind))  # type: ignore[arg-type]
+    issues = check(SimpleNamespace(data=data, kind=kind, scan=scan(data)))  # type: ignore[arg-type]
     return [(issue.parts, issue.message.removesuffix("; reference a Secret instead")) for issue in issues]
 
 
@@ -53,7 +54,7 @@ def test_screened_check_reports_what_a_full_scan_reports() -> None:
     documents = _documents()
     assert len(documents) > 300
     kinds = [str(d.get("kind")) for d in documents]
-    screened = [_screen(d) for d in documents]
+    screened = [_screen(scan(d)) for d in documents]
     assert any(scan or named for scan, named in screened)
     assert (
         sum(not scan and not named for scan, named in screened) > len(documents) // 2

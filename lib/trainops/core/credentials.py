@@ -46,8 +46,11 @@ _LITERALS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("SG.", ()),  # SendGridDetector
     ("eyJ", ()),  # JwtTokenDetector
 )
+#: The quoted 40-character secret that AWSKeyDetector's ``aws ... key = "..."`` pattern ends with
+#: (case-insensitive as that pattern is: the class then also matches U+212A and U+017F).
+_QUOTED_40 = re.compile(r"""['"][0-9a-z/+]{40}['"]""", re.IGNORECASE)
 #: Substrings of the detectors' case-insensitive patterns, searched in the case-folded text
-#: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."``, which also needs a quote).
+#: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."`` also needs :data:`_QUOTED_40`).
 _CASELESS = ("xox", "hooks.slack.com")
 
 
@@ -63,7 +66,7 @@ def marked(text: str) -> bool:
     folded = text.casefold()
     if any(literal in folded for literal in _CASELESS):
         return True
-    return "aws" in folded and ("'" in text or '"' in text)
+    return "aws" in folded and _QUOTED_40.search(text) is not None
 
 
 #: Names whose literal values are credentials (detect-secrets' KeywordDetector denylist, plus token).

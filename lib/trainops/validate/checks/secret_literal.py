@@ -43,6 +43,7 @@ from trainops.core.credentials import (
 from trainops.core.findings import Issue
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
+from trainops.validate.scan import Scan
 
 RULE = register(
     RuleInfo(
@@ -62,13 +63,15 @@ def check(context: DocumentContext) -> Iterator[Issue]:
     """Issues for literal credentials in ``context.data`` (messages never quote the value).
 
     Documents other than Secrets are screened first (:func:`_screen`): strings are scanned with the
-    detectors only when one of them holds a marker the detectors need, and a document with neither
-    such a string nor an ``env`` entry named like a credential is not walked (ConfigMaps always are:
-    their keys are names).
+    detectors only when one of them holds a marker the detectors need; without such a string, a
+    ConfigMap is judged by its ``data`` keys, and other documents are walked only when an ``env``
+    entry is named like a credential.
     """
     data, kind = context.data, context.kind
-    scan, named = (True, True) if kind == "Secret" else _screen(data)
-    if not scan and not named and kind != "ConfigMap":
+    scan, named = (True, True) if kind == "Secret" else _screen(context.scan)
+    if not scan and not named:
+        if kind == "ConfigMap":  # only its data keys can be flagged, by their names
+            yield from _config_map_keys(data)
         return
     for parts, value in walk_strings(data):
         problem = _problem(kind, parts, value, data, scan)
@@ -76,30 +79,29 @@ def check(context: DocumentContext) -> Iterator[Issue]:
             yield Issue(parts, f"{problem}; reference a Secret instead", RULE.id)
 
 
-def _screen(data: Any) -> tuple[bool, bool]:
-    """``(scan, named)`` for ``data`` in one walk over its collections. ``scan``: some string holds a
-    marker the detectors need (:func:`~trainops.core.credentials.marked`, tested once on all strings
-    joined by line breaks, which no marker contains). ``named``: some ``env`` entry has a string
-    ``value`` and a ``name`` that pass :func:`~trainops.core.credentials.secret_like`, the first test of
-    the check by name. ``False`` is exact for each."""
-    strings: list[str] = []
-    envs: list[Any] = []
-    stack: list[Any] = [data]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:  # the loader builds plain dicts, lists and strings
-            env = node.get("env")
-            if env is not None:
-                envs.append(env)
-            node = node.values()
-        for child in node:
-            kind = type(child)
-            if kind is str:
-                strings.append(child)
-            elif kind is dict or kind is list:
-                stack.append(child)
-    named = any(isinstance(env, list) and any(_named_like_secret(entry) for entry in env) for env in envs)
-    return marked("\n".join(strings)), named
+def _screen(scanned: Scan) -> tuple[bool, bool]:
+    """``(scan, named)`` from the document's one walk (:func:`trainops.validate.scan.scan`).
+    ``scan``: some string holds a marker the detectors need (:func:`~trainops.core.credentials.marked`,
+    tested once on all strings joined by line breaks, which no marker contains). ``named``: some
+    ``env`` entry has a string ``value`` and a ``name`` that pass
+    :func:`~trainops.core.credentials.secret_like`, the first test of the check by name. ``False`` is
+    exact for each."""
+    named = any(
+        isinstance(env, list) and any(_named_like_secret(entry) for entry in env) for env in scanned.envs
+    )
+    return marked("\n".join(scanned.strings)), named
+
+
+def _config_map_keys(data: dict[str, Any]) -> Iterator[Issue]:
+    """A ConfigMap's ``data`` values that are literal credentials by their key's name alone."""
+    values = data.get("data")
+    if not isinstance(values, dict):
+        return
+    for key, value in values.items():
+        if isinstance(key, str) and isinstance(value, str):
+            problem = literal_problem(f"ConfigMap key {key}", value, scan=False)
+            if problem is not None:
+                yield Issue(("data", key), f"{problem}; reference a Secret instead", RULE.id)
 
 
 def _named_like_secret(entry: Any) -> bool:
