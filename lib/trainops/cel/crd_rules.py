@@ -63,6 +63,7 @@ import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from cel_expr_python import cel
@@ -256,8 +257,10 @@ _RESERVED = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def _cel_keys(name: str) -> tuple[str, ...]:
-    """The CEL field names a property is visible under (Kubernetes' ``cel.Escape``); () if none."""
+    """The CEL field names a property is visible under (Kubernetes' ``cel.Escape``); () if none.
+    Memoised: schemas repeat property names (``name``, ``image``) thousands of times."""
     if not name or name[0].isdigit() or not re.fullmatch(r"[A-Za-z0-9_./-]+", name):
         return ()
     if name in _RESERVED:
@@ -268,6 +271,12 @@ def _cel_keys(name: str) -> tuple[str, ...]:
         name,
     )
     return (escaped,)
+
+
+@lru_cache(maxsize=4096)
+def _property_path(name: str) -> str:
+    """What :func:`_json_path` appends for the property ``name`` (``.name`` or ``['a.b']``)."""
+    return _json_path([name])[1:]
 
 
 _FIELD_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
@@ -381,7 +390,7 @@ class _Compiler:
         if kind == "object" and isinstance(properties, Mapping):
             for name, sub in properties.items():
                 if isinstance(sub, Mapping) and needed(sources := children("properties", name)):
-                    child_position = _json_path([name]).replace("$", position, 1)
+                    child_position = position + _property_path(name)
                     node.properties[name] = self.node(
                         sub,
                         sources,
