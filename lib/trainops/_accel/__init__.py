@@ -2,13 +2,15 @@
 it at least 1.5x faster on the command it speeds up (bench/README.md), behind one switch:
 ``TRAINOPS_ACCEL=0`` turns every one off (default: on where built).
 
-* :func:`block_pieces` and :func:`parse_block`: ``trainops._accel._blockyaml``, a C reader of the
+* :func:`block_pieces`, :func:`parse_block` and :func:`locate_block`: ``trainops._accel._blockyaml``, a C reader of the
   block YAML most manifests are written in (``_blockyaml.c``, built by ``setup.py`` when a C compiler
   is there). :func:`trainops.yaml.load.stream_text` hands it the documents of a text made only of tab,
   line feed and printable ASCII; it declines (``None``) anything outside its subset, and such a
-  document is read by PyYAML as on the plain path. Positions of findings still come from PyYAML's
-  marks (the document's text is composed when a finding needs one). ``tests/accel/test_accel.py`` requires
-  byte-identical reports both ways on ../shared/examples and the bundled output.
+  document is read by PyYAML as on the plain path. The positions of findings in a document it read
+  come from the same reader (:func:`locate_block`), where PyYAML's marks put them; the plain path
+  composes the document with PyYAML. ``tests/accel/test_accel.py`` requires byte-identical reports
+  both ways on ../shared/examples and the bundled output, and the same position as PyYAML's for every
+  node of their documents.
 """
 
 from __future__ import annotations
@@ -36,6 +38,15 @@ def _parse() -> Callable[[str], tuple[Any, str] | None] | None:
     except ImportError:  # built without a C compiler: the plain path only
         return None
     return parse  # type: ignore[no-any-return,unused-ignore]
+
+
+@cache
+def _locate() -> Callable[[str, tuple[str | int, ...]], tuple[int, int] | None] | None:
+    try:
+        from trainops._accel._blockyaml import locate  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # built without a C compiler, or an older build without locate
+        return None
+    return locate  # type: ignore[no-any-return,unused-ignore]
 
 
 #: Tab, line feed and printable ASCII: a text with any other character takes the plain path (the
@@ -87,3 +98,12 @@ def parse_block(piece: str) -> tuple[Any] | None:
     parse = _parse()
     parsed = parse(piece) if parse is not None else None
     return None if parsed is None else (parsed[0],)
+
+
+def locate_block(piece: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None:
+    """The 0-based ``(line, column)`` of the node at ``parts`` in ``piece`` (a document
+    :func:`parse_block` read), or of its deepest existing ancestor, as PyYAML's marks give it (a
+    mapping entry at its key, a sequence item at its node); ``None`` when the switch is off, the
+    reader is not built, or it declines the piece (then compose it with PyYAML)."""
+    locate = _locate() if enabled() else None
+    return None if locate is None else locate(piece, parts)
