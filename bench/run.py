@@ -95,6 +95,7 @@ class Options:
         kubeconform: the kubeconform binary, set by :func:`run` from ``$KUBECONFORM`` or ``PATH``
             (:func:`bench.kubeconform.locate`); None: not measured.
         kubeconform_schemas: the root of its converted schemas (:func:`bench.kubeconform.prepare`).
+        policy: measure the policy pack and Checkov too (:mod:`bench.policy`). Default: True.
     """
 
     sizes: tuple[int, ...] = (10_000, 100_000)
@@ -105,6 +106,7 @@ class Options:
     out: Path = OUT
     kubeconform: Path | None = None
     kubeconform_schemas: Path | None = None
+    policy: bool = True
 
 
 @dataclass
@@ -922,9 +924,10 @@ def ml_kinds_table(report: Report) -> Table:
             if theirs and ours.measurement.wall_s
             else "-"
         )
+        # below 10 ms the kernel's CPU accounting (clock ticks) gives no ratio
         cpu = (
             f"{theirs.measurement.cpu_s / ours.measurement.cpu_s:.2f}x"
-            if theirs and ours.measurement.cpu_s
+            if theirs and min(ours.measurement.cpu_s, theirs.measurement.cpu_s) >= 0.01
             else "-"
         )
         table.add_row(
@@ -1196,15 +1199,18 @@ def run(options: Options) -> int:
     run_peer(options, report, corpora[min(corpora)], console)
     from bench import policy  # the policy pack vs Checkov (it imports this module)
 
-    policies = policy.run(options, report, corpora[min(corpora)], console)
+    policies = policy.run(options, report, corpora[min(corpora)], console) if options.policy else None
     report.machine["loadavg_end"] = os.getloadavg()
     evaluate_targets(report)
-    policy.evaluate(policies, report)
-    report.notes = [*legend(report), *policy.notes(policies), *report.notes]
+    if policies is not None:
+        policy.evaluate(policies, report)
+    report.notes = [*legend(report), *(policy.notes(policies) if policies else []), *report.notes]
     render(report, console)
-    policy.render(policies, console)
+    if policies is not None:
+        policy.render(policies, console)
     write_results(report, options.out / "results.json")
-    policy.write(policies, options.out / "results.json")
+    if policies is not None:
+        policy.write(policies, options.out / "results.json")
     console.print(f"results: {_rel(options.out / 'results.json')}")
     if report.failures:
         return 1
@@ -1226,13 +1232,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="trainops --workers (default: all CPUs)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--no-policy", action="store_true", help="leave out the policy pack and Checkov (validation only)"
+    )
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
     if not sizes or any(s <= 0 for s in sizes):
         parser.error("--sizes: positive integers, e.g. 10000,100000")
     if args.peer_sample <= 0 or args.startup_runs <= 0:
         parser.error("--peer-sample and --startup-runs must be positive")
-    return run(Options(sizes, args.peer_sample, args.startup_runs, args.workers, args.check, args.out))
+    options = Options(sizes, args.peer_sample, args.startup_runs, args.workers, args.check, args.out)
+    return run(replace(options, policy=not args.no_policy))
 
 
 if __name__ == "__main__":
