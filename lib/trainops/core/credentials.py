@@ -46,6 +46,9 @@ _LITERALS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("SG.", ()),  # SendGridDetector
     ("eyJ", ()),  # JwtTokenDetector
 )
+#: ``scheme://user:password@`` as BasicAuthDetector needs it (its user and password classes exclude
+#: white space, ``/`` and ``@``, among others).
+_URL_PASSWORD = re.compile(r"://[^\s/@]+:[^\s/@]+@")
 #: The quoted 40-character secret that AWSKeyDetector's ``aws ... key = "..."`` pattern ends with
 #: (case-insensitive as that pattern is: the class then also matches U+212A and U+017F).
 _QUOTED_40 = re.compile(r"""['"][0-9a-z/+]{40}['"]""", re.IGNORECASE)
@@ -56,12 +59,12 @@ _CASELESS = ("xox", "hooks.slack.com")
 
 def marked(text: str) -> bool:
     """Whether ``text`` holds what one of the detectors needs (:data:`_LITERALS`, :data:`_CASELESS`,
-    ``://`` with ``@`` for a password in a URL): ``False`` means :func:`credential_in` finds nothing
+    :data:`_URL_PASSWORD`): ``False`` means :func:`credential_in` finds nothing
     in it, nor in any part of it."""
     for gate, literals in _LITERALS:
         if gate in text and (not literals or any(literal in text for literal in literals)):
             return True
-    if "://" in text and "@" in text:
+    if "://" in text and "@" in text and _URL_PASSWORD.search(text):
         return True
     folded = text.casefold()
     if any(literal in folded for literal in _CASELESS):
