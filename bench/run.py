@@ -1,14 +1,15 @@
 """``make bench``: trainops validate vs kubernetes-validate on the same corpus, measured in one run.
 
-Steps: build the corpora if missing (:mod:`bench.corpus`); time one-file start-up of each tool
-(median of ``startup_runs`` rounds after one unmeasured warm-up round, the tools taking turns); run ``trainops validate --format json
---kubernetes-version 1.34`` on the core and the CRD documents of every corpus (default workers:
-all CPUs), and on the ML custom resources of ``../shared/examples`` (:mod:`bench.mlcorpus`: the
-whole corpus, then each kind alone), each run followed by the same run with ``TRAINOPS_ACCEL=0`` and
-by kubeconform when it is there; run ``kubernetes-validate --kubernetes-version 1.34 --strict`` on a fixed sample (the first
-core files of the smallest corpus: it validates ~50 documents/s, so its rate is extrapolated from
-the sample); compare every verdict with ``expected.jsonl``; print one table per aspect plus the
-targets with PASS/FAIL; write ``bench/out/results.json``.
+Steps: build the corpora if missing (:mod:`bench.corpus`, :mod:`bench.mlcorpus`); time one-file
+start-up of each tool (median of ``startup_runs`` rounds after one unmeasured warm-up round, the
+tools taking turns); run ``trainops validate --format json --kubernetes-version 1.34`` on the core
+and the CRD documents of every corpus (default workers: all CPUs) and on the ML custom resources of
+``../shared/examples`` (the whole corpus, then each kind alone), each run followed by the same run
+with ``TRAINOPS_ACCEL=0`` and by kubeconform when it is there (the kinds alone: kubeconform only);
+run ``kubernetes-validate --kubernetes-version 1.34 --strict`` on a fixed sample (the first core
+files of the smallest corpus: it validates ~50 documents/s, so its rate is extrapolated from the
+sample); compare every verdict with ``expected.jsonl``; print one table per aspect plus the targets
+with PASS/FAIL; write ``bench/out/results.json``.
 
 Exit code: 0 when every tool ran (targets may still FAIL: they are reported, not enforced), 1 when
 a tool failed to run or its output could not be read, or with ``--check`` when a target FAILs.
