@@ -118,6 +118,17 @@ def argv(
     ]
 
 
+def has_crd_schema(schemas: Path, api_version: str, kind: str) -> bool:
+    """Whether kubeconform finds a schema for a custom resource of ``api_version`` (``group/version``)
+    and ``kind`` among the converted CRDs of :func:`prepare` (``schemas``): the file its
+    ``{{.ResourceKind}}-{{.Group}}-{{.ResourceAPIVersion}}`` location names, lower case as
+    openapi2jsonschema.py writes it. A core-group apiVersion (``v1``) is not a custom resource: False."""
+    group, slash, version = api_version.rpartition("/")
+    if not slash:
+        return False
+    return (schemas / "crdschemas" / f"{kind}-{group}-{version}.json".lower()).is_file()
+
+
 _JSON_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]")
 
 
