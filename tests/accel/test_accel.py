@@ -96,6 +96,13 @@ def test_texts_outside_the_subset_take_the_plain_path(text: str, monkeypatch: py
     assert _accel.block_pieces(text) is None
 
 
+@pytest.mark.parametrize("code", range(128))
+def test_each_ascii_character(code: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    readable = code in (0x09, 0x0A) or 0x20 <= code <= 0x7E
+    assert (_accel.block_pieces(f"a: 1\n---\nb: c{chr(code)}d\n") is not None) is readable
+
+
 # The C reader against the plain loader, document by document (from the tests of the reader as it was
 # before it moved to trainops._accel).
 
@@ -384,3 +391,75 @@ def test_block_reader_refuses_or_agrees_on_mutated_documents(data: st.DataObject
             replacement = " " * data.draw(st.integers(0, 3)) + line if kind == "indent" else line + line
             text = text[:start] + replacement + text[end:]
     _check(text)
+
+
+# Positions: the C reader's locate against PyYAML's marks, for every node of every document it reads.
+
+
+def _paths(value: Any, parts: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    """Every path in ``value``, and below each a missing key and an index past the end."""
+    yield parts
+    if isinstance(value, dict):
+        yield (*parts, "no-such-key")
+        for key, child in value.items():
+            yield from _paths(child, (*parts, key))
+    elif isinstance(value, list):
+        yield (*parts, len(value))
+        yield (*parts, "0")
+        for index, child in enumerate(value):
+            yield from _paths(child, (*parts, index))
+    else:
+        yield (*parts, 0)
+
+
+def _block_documents(paths: list[Path]) -> list[Document]:
+    found = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        found += [d for d in stream_text(text, str(path)) if isinstance(d, Document) and d.node is None]
+    return found
+
+
+@pytest.mark.parametrize("where", ["examples", "generated"])
+def test_locate_agrees_with_pyyaml_marks_at_every_node(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    if where == "examples" and not EXAMPLES.is_dir():
+        pytest.skip("../shared/examples is not there")
+    root = EXAMPLES if where == "examples" else SAMPLE / "generated"
+    documents = _block_documents(sorted(root.rglob("*.y*ml")))
+    assert len(documents) > 100
+    checked = 0
+    for document in documents:
+        assert document.text is not None
+        plain = Document(
+            document.file, document.index, document.data, None, [], document.line_offset, document.text
+        )
+        node = plain._node()  # composed by PyYAML, as the plain path has it
+        plain.node = node
+        for parts in _paths(document.data):
+            assert document.locate(parts) == plain.locate(parts), (document.file, document.index, parts)
+            checked += 1
+    assert checked > 10_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n- b\n- c\nd: {e: f, g: h}\n",
+        "---\n# c\nspec:\n  list:\n  - >-\n    text\n  - 'q'\n  - [e, f]\n  - k: v\n    l: w\n",
+        "- a\n- b: c\n  d: e\n",
+    ],
+)
+def test_locate_agrees_with_pyyaml_marks_on_small_documents(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    (document,) = [d for d in stream_text(text, "f.yaml") if isinstance(d, Document)]
+    assert document.node is None  # read by the block reader
+    plain = Document("f.yaml", 0, document.data, None, [], 0, text)
+    plain.node = plain._node()
+    for parts in _paths(document.data):
+        assert document.locate(parts) == plain.locate(parts), parts

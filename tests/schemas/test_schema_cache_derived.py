@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from trainops.schemas.convert import OBJECT_META_DEF
@@ -65,6 +66,31 @@ def test_the_cel_census_of_the_cache_spares_compiling_exactly_the_rule_free_vers
         assert schema.cel_rules_to_evaluate == CelValidator.for_schema(schema.openapi).has_rules, row["file"]
         decided[schema.cel_rules_to_evaluate] += 1
     assert decided[True] > 0 and decided[False] > 0
+
+
+def test_crd_schemas_refer_only_to_their_local_object_meta(schema_cache: Path) -> None:
+    """A CRD schema gets ObjectMeta's closure as ``$defs`` (references made local once per registry),
+    without rewriting its own body: every catalogued CRD version's schema is the one that rewriting
+    the whole schema gives, and refers only to those definitions."""
+    from trainops.schemas.registry import _relocal
+
+    registry = SchemaRegistry(f"1.{MINOR}", schema_cache)
+    index = json.loads((schema_cache / "schemas" / "index.json").read_text(encoding="utf-8"))
+    compared = 0
+    for row in index["schemas"]:
+        schema = registry.get(row["apiVersion"], row["kind"])
+        assert schema is not None
+        if schema.openapi is None:
+            continue
+        document = json.loads((schema_cache / "schemas" / row["file"]).read_text(encoding="utf-8"))
+        whole = _relocal({**document["schema"], "$defs": registry.core.object_meta_defs})
+        assert schema.schema == whole, row["file"]
+        refs = {ref for ref in re.findall(r'"\$ref": "([^"]*)"', json.dumps(schema.schema))}
+        assert refs and all(ref.removeprefix("#/$defs/") in schema.schema["$defs"] for ref in refs), row[
+            "file"
+        ]
+        compared += 1
+    assert compared > 50
 
 
 def test_bundles_are_kept_per_definitions_file_by_its_size_and_mtime(tmp_path: Path) -> None:

@@ -2,13 +2,15 @@
 it at least 1.5x faster on the command it speeds up (bench/README.md), behind one switch:
 ``TRAINOPS_ACCEL=0`` turns every one off (default: on where built).
 
-* :func:`block_pieces` and :func:`parse_block`: ``trainops._accel._blockyaml``, a C reader of the
+* :func:`block_pieces`, :func:`parse_block` and :func:`locate_block`: ``trainops._accel._blockyaml``, a C reader of the
   block YAML most manifests are written in (``_blockyaml.c``, built by ``setup.py`` when a C compiler
   is there). :func:`trainops.yaml.load.stream_text` hands it the documents of a text made only of tab,
   line feed and printable ASCII; it declines (``None``) anything outside its subset, and such a
-  document is read by PyYAML as on the plain path. Positions of findings still come from PyYAML's
-  marks (the document's text is composed when a finding needs one). ``tests/accel/test_accel.py`` requires
-  byte-identical reports both ways on ../shared/examples and the bundled output.
+  document is read by PyYAML as on the plain path. The positions of findings in a document it read
+  come from the same reader (:func:`locate_block`), where PyYAML's marks put them; the plain path
+  composes the document with PyYAML. ``tests/accel/test_accel.py`` requires byte-identical reports
+  both ways on ../shared/examples and the bundled output, and the same position as PyYAML's for every
+  node of their documents.
 """
 
 from __future__ import annotations
@@ -38,9 +40,19 @@ def _parse() -> Callable[[str], tuple[Any, str] | None] | None:
     return parse  # type: ignore[no-any-return,unused-ignore]
 
 
-#: A character other than tab, line feed and printable ASCII: such a text takes the plain path (the
-#: reader models neither other line breaks nor characters go-yaml refuses).
-_OTHER = re.compile(r"[^\t\n\x20-\x7e]")
+@cache
+def _locate() -> Callable[[str, tuple[str | int, ...]], tuple[int, int] | None] | None:
+    try:
+        from trainops._accel._blockyaml import locate  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # built without a C compiler, or an older build without locate
+        return None
+    return locate  # type: ignore[no-any-return,unused-ignore]
+
+
+#: Tab, line feed and printable ASCII: a text with any other character takes the plain path (the
+#: reader models neither other line breaks nor characters go-yaml refuses). Tested by deleting these
+#: bytes from the text's ASCII encoding (a table lookup per byte, unlike a regular expression).
+_READABLE = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 #: Stream syntax the splitter does not model: directives and document-end markers.
 _STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
 #: A line that starts a document: ``---`` at column 0 followed by a blank, a line end or the end.
@@ -60,7 +72,9 @@ def block_pieces(text: str) -> list[tuple[str, int]] | None:
     A ``---`` line at column 0 always starts a document (YAML forbids it inside scalars and flow
     collections); text before the first one is a document only when it has content.
     """
-    if not enabled() or _parse() is None or not text.isascii() or _OTHER.search(text):
+    if not enabled() or _parse() is None or not text.isascii():
+        return None
+    if text.encode("ascii").translate(None, _READABLE):  # a character other than the readable ones
         return None
     if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
         return None
@@ -84,3 +98,12 @@ def parse_block(piece: str) -> tuple[Any] | None:
     parse = _parse()
     parsed = parse(piece) if parse is not None else None
     return None if parsed is None else (parsed[0],)
+
+
+def locate_block(piece: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None:
+    """The 0-based ``(line, column)`` of the node at ``parts`` in ``piece`` (a document
+    :func:`parse_block` read), or of its deepest existing ancestor, as PyYAML's marks give it (a
+    mapping entry at its key, a sequence item at its node); ``None`` when the switch is off, the
+    reader is not built, or it declines the piece (then compose it with PyYAML)."""
+    locate = _locate() if enabled() else None
+    return None if locate is None else locate(piece, parts)

@@ -37,6 +37,11 @@ typedef struct {
     int refused;     /* set when the text is outside the subset (return None) */
     Buf json;
     Buf tmp;         /* scratch for scalars with escapes */
+    /* locate(): the path looked for, and where its deepest existing node starts */
+    PyObject *const *parts; /* the path's parts (str keys, int indices); NULL when only parsing */
+    Py_ssize_t nparts;
+    int on;                 /* parts matched by the node being read (its depth on the path), or -1 */
+    Py_ssize_t found_at;    /* offset of the mark of the deepest node of the path met so far */
 } P;
 
 static int buf_grow(Buf *b, Py_ssize_t extra) {
@@ -143,6 +148,36 @@ static PyObject *key_str(const char *s, Py_ssize_t len) {
 static PyObject *refuse(P *p) {
     mark(p);
     return NULL;
+}
+
+/* locate(): whether the node below the current one (which matched `depth` parts of the path) by
+ * mapping key `key` is the path's next node; its mark (`at`, the key) is then recorded. Returns the
+ * child's depth on the path, or -1. As trainops.yaml.load.Document.locate: a key matches str(part). */
+static int key_on_path(P *p, int depth, PyObject *key, Py_ssize_t at) {
+    if (depth < 0 || depth >= p->nparts) return -1;
+    PyObject *text = PyObject_Str(p->parts[depth]);
+    if (text == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    int equal = PyUnicode_Compare(text, key) == 0;
+    Py_DECREF(text);
+    if (!equal) return -1;
+    p->found_at = at;
+    return depth + 1;
+}
+
+/* locate(): the same for item `index` of a sequence, whose node starts at `at`: an int part. */
+static int index_on_path(P *p, int depth, Py_ssize_t index, Py_ssize_t at) {
+    if (depth < 0 || depth >= p->nparts || !PyLong_Check(p->parts[depth])) return -1;
+    Py_ssize_t wanted = PyLong_AsSsize_t(p->parts[depth]);
+    if (wanted == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (wanted != index) return -1;
+    p->found_at = at;
+    return depth + 1;
 }
 
 static Py_ssize_t line_end(P *p, Py_ssize_t at) {
@@ -491,13 +526,16 @@ static PyObject *flow(P *p, Py_ssize_t at) {
     Py_ssize_t i = at + 1;
     while (s[i] == ' ') i++;
     if (s[i] != close) {
-        for (int first = 1;; first = 0) {
+        for (Py_ssize_t index = 0, first = 1;; index++, first = 0) {
             if (!first && buf_putc(&p->json, ',') < 0) goto fail;
             Py_ssize_t end;
             PyObject *key = NULL;
+            if (!is_map && p->on >= 0) index_on_path(p, p->on, index, i);
             if (is_map) {
+                Py_ssize_t key_at_offset = i;
                 key = flow_scalar(p, i, close, 1, &end);
                 if (key == NULL) goto fail;
+                if (p->on >= 0) key_on_path(p, p->on, key, key_at_offset);
                 if (s[end] != ':' || s[end + 1] != ' ' || PyDict_Contains(result, key) != 0) {
                     Py_DECREF(key);
                     if (!PyErr_Occurred()) mark(p);
@@ -570,20 +608,25 @@ static PyObject *sequence(P *p, int col) {
     if (++p->depth > MAX_NEST) return refuse(p);
     PyObject *list = PyList_New(0);
     if (list == NULL || buf_putc(&p->json, '[') < 0) goto fail;
-    int first = 1;
-    for (;;) {
+    int first = 1, here = p->on;
+    for (Py_ssize_t index = 0;; index++) {
         /* p->pos is a line whose content is "- ..." at column col */
         if (!first && buf_putc(&p->json, ',') < 0) goto fail;
         first = 0;
-        Py_ssize_t at = p->pos + col + 1;
+        Py_ssize_t dash = p->pos + col, at = dash + 1;
         while (p->s[at] == ' ') at++;
         PyObject *item;
         if (p->s[at] == '\n' || p->s[at] == '#') {
             p->pos = line_end(p, at) + 1;
+            if (here >= 0) { /* the item starts on a later line, or is an empty scalar after the dash */
+                int indent = next_content(p);
+                p->on = index_on_path(p, here, index, indent > col ? p->pos + indent : dash + 1);
+            }
             item = block_value(p, col, 0);
         } else if (is_seq_entry(p, at)) {
             item = refuse(p);
         } else {
+            if (here >= 0) p->on = index_on_path(p, here, index, at);
             Py_ssize_t after;
             PyObject *key = key_at(p, at, &after);
             if (key != NULL) {
@@ -594,6 +637,7 @@ static PyObject *sequence(P *p, int col) {
                 item = inline_value(p, at, col);
             }
         }
+        p->on = here;
         if (item == NULL) goto fail;
         int appended = PyList_Append(list, item);
         Py_DECREF(item);
@@ -627,7 +671,7 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
         Py_XDECREF(first_key);
         goto fail;
     }
-    int first = 1;
+    int first = 1, here = p->on;
     for (;;) {
         Py_ssize_t after = first_after, key_line = p->pos;
         PyObject *key = first_key != NULL ? first_key : key_at(p, at, &after);
@@ -636,6 +680,7 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
             if (!PyErr_Occurred()) mark(p);
             goto fail;
         }
+        p->on = here >= 0 ? key_on_path(p, here, key, at) : -1;
         if ((!first && buf_putc(&p->json, ',') < 0) ||
             json_string(&p->json, (const char *)PyUnicode_1BYTE_DATA(key), PyUnicode_GET_LENGTH(key)) < 0 ||
             buf_put(&p->json, ": ", 2) < 0) {
@@ -652,6 +697,7 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
         } else {
             value = inline_value(p, i, col);
         }
+        p->on = here;
         if (value == NULL) {
             Py_DECREF(key);
             goto fail;
@@ -698,6 +744,44 @@ static PyObject *node(P *p, int indent) {
     return mapping(p, at, indent, NULL, 0);
 }
 
+/* Read the document `text` (p zeroed but for the locate fields): its value (a new reference), or NULL
+ * with p->refused set when it is outside the subset (or an exception). */
+static PyObject *read_document(P *p, PyObject *text) {
+    if (!PyUnicode_IS_ASCII(text)) {
+        p->refused = 1;
+        return NULL;
+    }
+    p->s = (const char *)PyUnicode_1BYTE_DATA(text);
+    p->n = PyUnicode_GET_LENGTH(text);
+    if (p->n == 0 || p->s[p->n - 1] != '\n') {
+        p->refused = 1;
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < p->n; i++) {
+        unsigned char c = (unsigned char)p->s[i];
+        if ((c < 0x20 && c != '\n') || c == 0x7f) {
+            p->refused = 1;
+            return NULL;
+        }
+    }
+    int indent = next_content(p);
+    if (indent == 0 && p->s[p->pos] == '-' && p->s[p->pos + 1] == '-' && p->s[p->pos + 2] == '-') {
+        if (end_of_line(p, p->pos + 3) < 0) return NULL;
+        indent = next_content(p);
+    }
+    if (indent != 0) { /* empty, or an indented root */
+        p->refused = 1;
+        return NULL;
+    }
+    p->found_at = p->pos; /* the root's mark */
+    PyObject *value = node(p, 0);
+    if (value != NULL && next_content(p) != -1) {
+        mark(p);
+        Py_CLEAR(value);
+    }
+    return value;
+}
+
 static PyObject *parse(PyObject *module, PyObject *arg) {
     (void)module;
     if (!PyUnicode_Check(arg)) {
@@ -705,29 +789,11 @@ static PyObject *parse(PyObject *module, PyObject *arg) {
         return NULL;
     }
     last_refusal = -1;
-    if (!PyUnicode_IS_ASCII(arg)) Py_RETURN_NONE;
     P p;
     memset(&p, 0, sizeof p);
-    p.s = (const char *)PyUnicode_1BYTE_DATA(arg);
-    p.n = PyUnicode_GET_LENGTH(arg);
-    if (p.n == 0 || p.s[p.n - 1] != '\n') Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < p.n; i++) {
-        unsigned char c = (unsigned char)p.s[i];
-        if ((c < 0x20 && c != '\n') || c == 0x7f) Py_RETURN_NONE;
-    }
-    PyObject *value = NULL, *json = NULL, *result = NULL;
-    int indent = next_content(&p);
-    if (indent == 0 && p.s[p.pos] == '-' && p.s[p.pos + 1] == '-' && p.s[p.pos + 2] == '-') {
-        if (end_of_line(&p, p.pos + 3) < 0) goto done;
-        indent = next_content(&p);
-    }
-    if (indent != 0) goto done; /* empty, or an indented root */
-    value = node(&p, 0);
+    p.on = -1;
+    PyObject *value = read_document(&p, arg), *json = NULL, *result = NULL;
     if (value == NULL) goto done;
-    if (next_content(&p) != -1) {
-        mark(&p);
-        goto done;
-    }
     json = PyUnicode_New(p.json.len, 127);
     if (json == NULL) goto done;
     memcpy(PyUnicode_1BYTE_DATA(json), p.json.data, (size_t)p.json.len);
@@ -741,11 +807,42 @@ done:
     return result;
 }
 
+static PyObject *locate(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *text, *parts;
+    if (!PyArg_ParseTuple(args, "UO!:locate", &text, &PyTuple_Type, &parts)) return NULL;
+    P p;
+    memset(&p, 0, sizeof p);
+    p.parts = &PyTuple_GET_ITEM(parts, 0);
+    p.nparts = PyTuple_GET_SIZE(parts);
+    p.on = 0;
+    PyObject *value = read_document(&p, text), *result = NULL;
+    if (value != NULL) {
+        Py_ssize_t line = 0, start = 0;
+        for (Py_ssize_t i = 0; i < p.found_at; i++)
+            if (p.s[i] == '\n') {
+                line++;
+                start = i + 1;
+            }
+        result = Py_BuildValue("(nn)", line, p.found_at - start);
+    }
+    Py_XDECREF(value);
+    PyMem_Free(p.json.data);
+    PyMem_Free(p.tmp.data);
+    if (result == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+    return result;
+}
+
 static PyMethodDef METHODS[] = {
     {"parse", parse, METH_O,
      "parse(text: str) -> tuple[object, str] | None\n\n"
      "The value of one YAML document and its JSON text, or None when the text is outside the block "
      "subset this module reads (the caller then reads it with PyYAML). Raises MemoryError."},
+    {"locate", locate, METH_VARARGS,
+     "locate(text: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None\n\n"
+     "The 0-based (line, column) of the node at `parts` in the document `text`, or of its deepest "
+     "existing ancestor, where PyYAML's marks put it (a mapping entry at its key, a sequence item at "
+     "its node), or None when the text is outside the subset parse() reads. Raises MemoryError."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -63,6 +63,7 @@ import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from cel_expr_python import cel
@@ -256,8 +257,10 @@ _RESERVED = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def _cel_keys(name: str) -> tuple[str, ...]:
-    """The CEL field names a property is visible under (Kubernetes' ``cel.Escape``); () if none."""
+    """The CEL field names a property is visible under (Kubernetes' ``cel.Escape``); () if none.
+    Memoised: schemas repeat property names (``name``, ``image``) thousands of times."""
     if not name or name[0].isdigit() or not re.fullmatch(r"[A-Za-z0-9_./-]+", name):
         return ()
     if name in _RESERVED:
@@ -268,6 +271,12 @@ def _cel_keys(name: str) -> tuple[str, ...]:
         name,
     )
     return (escaped,)
+
+
+@lru_cache(maxsize=4096)
+def _property_path(name: str) -> str:
+    """What :func:`_json_path` appends for the property ``name`` (``.name`` or ``['a.b']``)."""
+    return _json_path([name])[1:]
 
 
 _FIELD_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
@@ -302,6 +311,31 @@ def _json_path(parts: Iterable[_PathPart]) -> str:
     return "".join(out)
 
 
+def _flatten(validations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``validations`` and, depth first, the ``allOf`` members of each (which apply to the same value)."""
+    flat: list[dict[str, Any]] = []
+    stack = list(reversed(validations))
+    while stack:
+        vs = stack.pop()
+        flat.append(vs)
+        members = vs.get("allOf")
+        if members:
+            stack.extend(sub for sub in reversed(members) if isinstance(sub, dict))
+    return flat
+
+
+def _children(flat: list[dict[str, Any]], key: str, name: str | None = None) -> list[dict[str, Any]]:
+    """The sub-schemas at ``key`` (and property ``name``) of each schema of ``flat`` that has one."""
+    out = []
+    for vs in flat:
+        sub = vs.get(key)
+        if name is not None:
+            sub = sub.get(name) if isinstance(sub, dict) else None
+        if isinstance(sub, dict):
+            out.append(sub)
+    return out
+
+
 class _Compiler:
     """Turns a raw ``openAPIV3Schema`` into a tree of :class:`_Node` with compiled rules.
 
@@ -322,7 +356,7 @@ class _Compiler:
         known = self._holds_rules.get(id(schema))
         if known is not None:
             return known
-        if isinstance(schema, Mapping):
+        if isinstance(schema, dict):
             found = "x-kubernetes-validations" in schema or any(self.holds_rules(v) for v in schema.values())
         elif isinstance(schema, list):
             found = any(self.holds_rules(v) for v in schema)
@@ -333,26 +367,20 @@ class _Compiler:
 
     def node(
         self,
-        schema: Mapping[str, Any],
-        validations: Sequence[Mapping[str, Any]],
+        schema: dict[str, Any],
+        validations: Sequence[dict[str, Any]],
         position: str,
         resource_root: bool,
         under_rules: bool = False,
     ) -> _Node:
-        flat: list[Mapping[str, Any]] = []
-
-        def add(vs: Mapping[str, Any]) -> None:
-            flat.append(vs)
-            for sub in vs.get("allOf") or ():
-                if isinstance(sub, Mapping):
-                    add(sub)
-
-        for vs in validations:
-            add(vs)
+        """The node of ``schema`` (JSON data: its mappings are ``dict`` s) and what its
+        ``validations`` (``schema`` and the ``allOf`` members that apply to it) require."""
+        flat = _flatten(validations)
         kind = "object" if resource_root and schema.get("type") in (None, "object") else _kind(schema)
+        fmt = schema.get("format")
         node = _Node(
             kind=kind,
-            fmt=schema.get("format") if isinstance(schema.get("format"), str) else None,
+            fmt=fmt if isinstance(fmt, str) else None,
             nullable=schema.get("nullable") is True,
             has_default="default" in schema,
             default=schema.get("default"),
@@ -360,62 +388,40 @@ class _Compiler:
             cel_type=cel.Type.DYN,
             type_key="dyn",
         )
-
-        def children(key: str, name: str | None = None) -> list[Mapping[str, Any]]:
-            out = []
-            for vs in flat:
-                sub = vs.get(key)
-                if name is not None:
-                    sub = sub.get(name) if isinstance(sub, Mapping) else None
-                if isinstance(sub, Mapping):
-                    out.append(sub)
-            return out
-
         # below a rule, every node types the rule's self; elsewhere only subtrees holding rules count
         whole = not self._prune or under_rules or any(vs.get("x-kubernetes-validations") for vs in flat)
-
-        def needed(sources: list[Mapping[str, Any]]) -> bool:
-            return whole or any(self.holds_rules(source) for source in sources)
-
         properties = schema.get("properties")
-        if kind == "object" and isinstance(properties, Mapping):
+        if kind == "object" and isinstance(properties, dict):
             for name, sub in properties.items():
-                if isinstance(sub, Mapping) and needed(sources := children("properties", name)):
-                    child_position = _json_path([name]).replace("$", position, 1)
+                if not isinstance(sub, dict):
+                    continue
+                sources = _children(flat, "properties", name)
+                if whole or any(self.holds_rules(source) for source in sources):
                     node.properties[name] = self.node(
                         sub,
                         sources,
-                        child_position,
+                        position + _property_path(name),
                         sub.get("x-kubernetes-embedded-resource") is True,
                         whole,
                     )
                     node.cel_keys[name] = _cel_keys(name)
-        items = schema.get("items")
-        if kind == "array" and isinstance(items, Mapping) and needed(sources := children("items")):
-            node.items = self.node(
-                items,
-                sources,
-                f"{position}[*]",
-                items.get("x-kubernetes-embedded-resource") is True,
-                whole,
-            )
-        additional = schema.get("additionalProperties")
-        if (
-            kind == "map"
-            and isinstance(additional, Mapping)
-            and needed(sources := children("additionalProperties"))
-        ):
-            node.additional = self.node(
-                additional,
-                sources,
-                f"{position}.*",
-                additional.get("x-kubernetes-embedded-resource") is True,
-                whole,
-            )
+        for key, suffix in (("items", "[*]"), ("additionalProperties", ".*")):
+            sub = schema.get(key)
+            if kind != ("array" if key == "items" else "map") or not isinstance(sub, dict):
+                continue
+            sources = _children(flat, key)
+            if whole or any(self.holds_rules(source) for source in sources):
+                child = self.node(
+                    sub, sources, position + suffix, sub.get("x-kubernetes-embedded-resource") is True, whole
+                )
+                if key == "items":
+                    node.items = child
+                else:
+                    node.additional = child
         node.cel_type, node.type_key = _cel_type(node)
         for vs in flat:
             for raw_rule in vs.get("x-kubernetes-validations") or ():
-                if isinstance(raw_rule, Mapping):
+                if isinstance(raw_rule, dict):
                     rule = self.rule(node, raw_rule, position)
                     if rule.program is not None or rule.error is not None:
                         node.rules.append(rule)  # a transition rule is only in the census: never evaluated
@@ -755,16 +761,17 @@ class CelValidator:
         self._census = census
 
     @classmethod
-    def for_schema(cls, schema: Mapping[str, Any]) -> CelValidator:
-        """Compile every rule of a CRD version's ``openAPIV3Schema`` (raw, as in the CRD).
+    def for_schema(cls, schema: dict[str, Any]) -> CelValidator:
+        """Compile every rule of a CRD version's ``openAPIV3Schema`` (raw, as in the CRD: JSON data,
+        whose mappings are ``dict`` s).
 
         Rules that do not compile do not raise: they are counted in :attr:`census` (status
         ``error``) and reported by :meth:`validate` as ``rule compile error: …``.
 
         Raises:
-            TypeError: ``schema`` is not a mapping.
+            TypeError: ``schema`` is not a ``dict``.
         """
-        if not isinstance(schema, Mapping):
+        if not isinstance(schema, dict):
             raise TypeError(f"an openAPIV3Schema must be a mapping, got {type(schema).__name__}")
         compiler = _Compiler()
         root = compiler.node(schema, [schema], "$", resource_root=True)

@@ -25,56 +25,51 @@ from functools import cache
 from typing import Any
 
 #: For each selected detector, substrings every match of its patterns contains (a superset: a hit
-#: here only costs a scan with the detectors): plain substring tests, much cheaper than one regular
-#: expression. ``tests/core/test_credentials.py`` generates matches of every detector pattern and
-#: checks that :func:`marked` finds each.
-_LITERALS = (
-    "PRIVATE KEY",  # PrivateKeyDetector
-    "PuTTY-User-Key-File",
-    "A3T",  # AWSKeyDetector, access key ids
-    "ABIA",
-    "ACCA",
-    "AKIA",
-    "ASIA",
-    "AccountKey=",  # AzureStorageKeyDetector
-    "ghp_",  # GitHubTokenDetector
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "glpat-",  # GitLabTokenDetector
-    "gldt-",
-    "glft-",
-    "glsoat-",
-    "glrt-",
-    "GR1348941",
-    "glcbt-",
-    "glimt-",
-    "glptt-",
-    "glagent-",
-    "gloas-",
-    "k_live_",  # StripeDetector
-    "T3BlbkFJ",  # OpenAIDetector
-    "pypi-AgE",  # PypiTokenDetector
-    "/:_authToken=",  # NpmDetector
-    "SG.",  # SendGridDetector
-    "eyJ",  # JwtTokenDetector
+#: here only costs a scan with the detectors), as ``(gate, literals)``: the literals are searched
+#: only where the gate, a part of each, is found. Plain substring tests are much cheaper than one
+#: regular expression. ``tests/core/test_credentials.py`` generates matches of every detector
+#: pattern and checks that :func:`marked` finds each.
+_LITERALS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("PRIVATE KEY", ()),  # PrivateKeyDetector
+    ("PuTTY-User-Key-File", ()),
+    ("A", ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "AccountKey=")),  # AWS and Azure keys
+    ("gh", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHubTokenDetector
+    (
+        "gl",
+        ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-"),
+    ),
+    ("GR1348941", ()),  # GitLabTokenDetector, runner registration tokens
+    ("k_live_", ()),  # StripeDetector
+    ("T3BlbkFJ", ()),  # OpenAIDetector
+    ("pypi-AgE", ()),  # PypiTokenDetector
+    ("/:_authToken=", ()),  # NpmDetector
+    ("SG.", ()),  # SendGridDetector
+    ("eyJ", ()),  # JwtTokenDetector
 )
+#: ``scheme://user:password@`` as BasicAuthDetector needs it (its user and password classes exclude
+#: white space, ``/`` and ``@``, among others).
+_URL_PASSWORD = re.compile(r"://[^\s/@]+:[^\s/@]+@")
+#: The quoted 40-character secret that AWSKeyDetector's ``aws ... key = "..."`` pattern ends with
+#: (case-insensitive as that pattern is: the class then also matches U+212A and U+017F).
+_QUOTED_40 = re.compile(r"""['"][0-9a-z/+]{40}['"]""", re.IGNORECASE)
 #: Substrings of the detectors' case-insensitive patterns, searched in the case-folded text
-#: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."``, which also needs a quote).
+#: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."`` also needs :data:`_QUOTED_40`).
 _CASELESS = ("xox", "hooks.slack.com")
 
 
 def marked(text: str) -> bool:
     """Whether ``text`` holds what one of the detectors needs (:data:`_LITERALS`, :data:`_CASELESS`,
-    ``://`` with ``@`` for a password in a URL): ``False`` means :func:`credential_in` finds nothing
+    :data:`_URL_PASSWORD`): ``False`` means :func:`credential_in` finds nothing
     in it, nor in any part of it."""
-    if any(literal in text for literal in _LITERALS) or ("://" in text and "@" in text):
+    for gate, literals in _LITERALS:
+        if gate in text and (not literals or any(literal in text for literal in literals)):
+            return True
+    if "://" in text and "@" in text and _URL_PASSWORD.search(text):
         return True
     folded = text.casefold()
     if any(literal in folded for literal in _CASELESS):
         return True
-    return "aws" in folded and ("'" in text or '"' in text)
+    return "aws" in folded and _QUOTED_40.search(text) is not None
 
 
 #: Names whose literal values are credentials (detect-secrets' KeywordDetector denylist, plus token).
@@ -176,10 +171,11 @@ def secret_named(name: str, value: str) -> bool:
     return any(True for _ in _keyword().analyze_string(f'{name}: "{quoted}"'))
 
 
-def literal_problem(name: str, value: str) -> str | None:
+def literal_problem(name: str, value: str, *, scan: bool = True) -> str | None:
     """Why ``name=value`` must not be written into a manifest, or ``None``: a one-line reason that
-    never quotes the value."""
-    found = credential_in(value)
+    never quotes the value. ``scan=False`` skips :func:`credential_in` (the caller knows ``value``
+    holds nothing a detector needs) and judges by the name alone."""
+    found = credential_in(value) if scan else None
     if found is not None:
         return f"{name} holds a literal {found}"
     if secret_named(name, value):
@@ -243,6 +239,7 @@ def document_secrets(data: Any) -> tuple[str, ...]:
             if isinstance(values, dict):
                 for value in values.values():
                     add(value)
+    strings: list[str] = []
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -259,13 +256,17 @@ def document_secrets(data: Any) -> tuple[str, ...]:
                     if isinstance(key, str) and key != "name" and secret_like(key, str(child)):
                         add(child)
                     if isinstance(child, str):
-                        _add_credentials(child, add)
+                        strings.append(child)
         elif isinstance(item, list):
             for child in item:
                 if isinstance(child, dict | list):
                     stack.append(child)
                 elif isinstance(child, str):
-                    _add_credentials(child, add)
+                    strings.append(child)
+    # one test over all strings (joined by line breaks, which no detector needs) before one per string
+    if marked("\n".join(strings)):
+        for value in strings:
+            _add_credentials(value, add)
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
 

@@ -493,6 +493,15 @@ class SchemaRegistry:
         source = f"trainops schemas/local (for {entry.source})" if entry else "trainops schemas/local"
         return KindSchema(api_version, kind, source, _relocal(schema))
 
+    @cached_property
+    def _crd_defs(self) -> dict[str, Any]:
+        """The ``$defs`` of every CRD schema: ObjectMeta's closure with local references. A converted
+        CRD schema refers to nothing else (:mod:`trainops.schemas.convert`: a structural schema has no
+        ``$ref`` of its own; ``metadata`` is ``#/$defs/<ObjectMeta>``), so only these need
+        :func:`_relocal`. Shared by the CRD schemas of the registry, which read it only."""
+        defs: dict[str, Any] = _relocal({"$defs": self.core.object_meta_defs})["$defs"]
+        return defs
+
     def _load_crd(self, entry: CrdIndexEntry) -> KindSchema:
         assert self.cache_dir is not None
         path = self.cache_dir / "schemas" / entry.file
@@ -503,12 +512,12 @@ class SchemaRegistry:
                 f"{path}: unreadable cached schema ({exc}); run `trainops schemas sync`"
             ) from None
         schema = document["schema"]
-        schema["$defs"] = self.core.object_meta_defs
+        schema["$defs"] = self._crd_defs
         return KindSchema(
             entry.api_version,
             entry.kind,
             entry.source,
-            _relocal(schema),
+            schema,
             deprecated=entry.deprecated,
             deprecation_warning=entry.deprecation_warning,
             openapi=document.get("openAPIV3Schema"),

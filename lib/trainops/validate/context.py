@@ -10,6 +10,7 @@ from trainops.core.findings import Issue
 from trainops.core.kinds import KindGroup, PodSite, pod_templates
 from trainops.core.rules import RuleInfo
 from trainops.schemas.registry import KindSchema, SchemaRegistry
+from trainops.validate.scan import Scan
 
 UnknownKinds = Literal["error", "warning", "skip"]
 
@@ -38,6 +39,8 @@ class DocumentContext:
         schema: its compiled schema from the registry.
         registry: the target's schema registry.
         options: the run's options.
+        scan: the one walk over every value of ``data`` (:func:`trainops.validate.scan.scan`), made
+            before null fields were pruned (pruning removes no string and no ``env`` value).
         found: issues found so far by earlier families, in order (a family may skip what an earlier
             one reported, e.g. API-server checks skip paths the schema already rejected).
     """
@@ -48,6 +51,7 @@ class DocumentContext:
     schema: KindSchema
     registry: SchemaRegistry
     options: ValidateOptions
+    scan: Scan
     found: list[Issue] = field(default_factory=list)
     _pod_sites: list[PodSite] | None = field(default=None, repr=False)
 

@@ -27,10 +27,9 @@ def out_of_int64(data: Any) -> Iterator[Issue]:
     decimal form, and Python refuses to print more than 4,300 digits).
 
     Args:
-        data: a constructed YAML document (dicts, lists, scalars).
+        data: a constructed YAML document (dicts, lists, scalars). Validation calls this only when
+            :func:`trainops.validate.scan.scan` found such an integer.
     """
-    if not _has_huge(data):  # the common case: one pass, no paths built
-        return
     stack: list[tuple[Any, Parts]] = [(data, ())]
     while stack:
         node, parts = stack.pop()
@@ -47,19 +46,3 @@ def out_of_int64(data: Any) -> Iterator[Issue]:
                 "schema",
                 "int64",
             )
-
-
-def _has_huge(data: Any) -> bool:
-    """Whether ``data`` holds an integer outside int64: one walk over its collections, scalars
-    tested in place (this runs on every document)."""
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        children = node.values() if type(node) is dict else node if type(node) is list else (node,)
-        for child in children:
-            kind = type(child)
-            if kind is dict or kind is list:
-                stack.append(child)
-            elif kind is int and not INT64_MIN <= child <= INT64_MAX:
-                return True
-    return False

@@ -116,6 +116,10 @@ class Document:
         ``field:``); for a sequence item, the item's own position. The last of duplicate keys wins,
         as in the constructed value.
         """
+        if self.node is None and self.text is not None:  # read by the faster path: located by it too
+            position = accel.locate_block(self.text, tuple(parts))
+            if position is not None:
+                return position[0] + 1 + self.line_offset, position[1] + 1
         node: yaml.Node = self._node()
         mark = node.start_mark
         for part in parts:

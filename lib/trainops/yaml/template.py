@@ -29,9 +29,12 @@ def template_line(text: str) -> int | None:
     ``None`` (also when ``text`` has no ``{{``: the common case costs one substring search)."""
     if "{{" not in text:
         return None
+    lines = text.splitlines()
+    if not any("{{" in line and _PLAIN_START.match(line.lstrip(" ")) for line in lines):
+        return None  # no line could be one: block scalars and comments only rule lines out
     parent: int | None = None  # indentation of the line opening a block scalar
     content: int | None = None  # indentation of that block's first content line
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
         if parent is not None:

@@ -80,6 +80,20 @@ MAX_DEPTH = 200
 NO_DEFAULT: Any = object()
 _MISSING = object()
 _REF_PREFIXES = ("#/$defs/", "#/definitions/")
+#: Keywords through which a schema can be or lead to a map list; a schema with none of them (a
+#: string, a number, a free-form object) gets no node.
+_NESTING = frozenset(
+    {
+        "properties",
+        "items",
+        "additionalProperties",
+        "$ref",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "x-kubernetes-list-type",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -165,13 +179,13 @@ class _Builder:
         props = facet.get("properties")
         if isinstance(props, dict):
             for name, sub in props.items():
-                if isinstance(sub, dict):
+                if isinstance(sub, dict) and not sub.keys().isdisjoint(_NESTING):
                     node.props.setdefault(str(name), []).append(self.node(sub, depth + 1))
         items = facet.get("items")
-        if isinstance(items, dict):
+        if isinstance(items, dict) and not items.keys().isdisjoint(_NESTING):
             node.items.append(self.node(items, depth + 1))
         additional = facet.get("additionalProperties")
-        if isinstance(additional, dict):
+        if isinstance(additional, dict) and not additional.keys().isdisjoint(_NESTING):
             node.additional.append(self.node(additional, depth + 1))
         keys = facet.get(KEYWORD)
         if (

@@ -43,6 +43,7 @@ from trainops.core.credentials import (
 from trainops.core.findings import Issue
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
+from trainops.validate.scan import Scan
 
 RULE = register(
     RuleInfo(
@@ -61,39 +62,46 @@ RULE = register(
 def check(context: DocumentContext) -> Iterator[Issue]:
     """Issues for literal credentials in ``context.data`` (messages never quote the value).
 
-    Documents other than Secrets and ConfigMaps are walked string by string only when
-    :func:`_may_hold_literal` says a string of them can be flagged.
+    Documents other than Secrets are screened first (:func:`_screen`): strings are scanned with the
+    detectors only when one of them holds a marker the detectors need; without such a string, a
+    ConfigMap is judged by its ``data`` keys, and other documents are walked only when an ``env``
+    entry is named like a credential.
     """
-    data = context.data
-    if context.kind not in ("Secret", "ConfigMap") and not _may_hold_literal(data):
+    data, kind = context.data, context.kind
+    scan, named = (True, True) if kind == "Secret" else _screen(context.scan)
+    if not scan and not named:
+        if kind == "ConfigMap":  # only its data keys can be flagged, by their names
+            yield from _config_map_keys(data)
         return
     for parts, value in walk_strings(data):
-        problem = _problem(context.kind, parts, value, data)
+        problem = _problem(kind, parts, value, data, scan)
         if problem is not None:
             yield Issue(parts, f"{problem}; reference a Secret instead", RULE.id)
 
 
-def _may_hold_literal(data: Any) -> bool:
-    """Whether :func:`_problem` can flag a string of ``data`` (not a Secret or ConfigMap): some string
-    holds a marker the detectors need (:func:`~trainops.core.credentials.marked`, searched once over all
-    strings joined by line breaks, which no marker contains), or an ``env`` entry has a string
-    ``value`` and a ``name`` that pass :func:`~trainops.core.credentials.secret_like`, the first test of the
-    check by name. ``False`` is exact; one walk over the collections instead of a call per string."""
-    strings: list[str] = []
-    stack: list[Any] = [data]
-    while stack:
-        node = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if isinstance(node, dict):
-            env = node.get("env")
-            if isinstance(env, list) and any(_named_like_secret(entry) for entry in env):
-                return True
-        for child in children:
-            if isinstance(child, str):
-                strings.append(child)
-            elif isinstance(child, dict | list):
-                stack.append(child)
-    return marked("\n".join(strings))
+def _screen(scanned: Scan) -> tuple[bool, bool]:
+    """``(scan, named)`` from the document's one walk (:func:`trainops.validate.scan.scan`).
+    ``scan``: some string holds a marker the detectors need (:func:`~trainops.core.credentials.marked`,
+    tested once on all strings joined by line breaks, which no marker contains). ``named``: some
+    ``env`` entry has a string ``value`` and a ``name`` that pass
+    :func:`~trainops.core.credentials.secret_like`, the first test of the check by name. ``False`` is
+    exact for each."""
+    named = any(
+        isinstance(env, list) and any(_named_like_secret(entry) for entry in env) for env in scanned.envs
+    )
+    return marked("\n".join(scanned.strings)), named
+
+
+def _config_map_keys(data: dict[str, Any]) -> Iterator[Issue]:
+    """A ConfigMap's ``data`` values that are literal credentials by their key's name alone."""
+    values = data.get("data")
+    if not isinstance(values, dict):
+        return
+    for key, value in values.items():
+        if isinstance(key, str) and isinstance(value, str):
+            problem = literal_problem(f"ConfigMap key {key}", value, scan=False)
+            if problem is not None:
+                yield Issue(("data", key), f"{problem}; reference a Secret instead", RULE.id)
 
 
 def _named_like_secret(entry: Any) -> bool:
@@ -104,15 +112,16 @@ def _named_like_secret(entry: Any) -> bool:
     return isinstance(name, str) and isinstance(value, str) and secret_like(name, value)
 
 
-def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object) -> str | None:
-    """Why the string ``value`` at ``parts`` is a literal credential, or ``None``."""
+def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object, scan: bool) -> str | None:
+    """Why the string ``value`` at ``parts`` is a literal credential, or ``None``; with ``scan``
+    ``False``, only by its name (no string of the document holds what a detector needs)."""
     if len(parts) >= 3 and parts[-1] == "value" and isinstance(parts[-2], int) and parts[-3] == "env":
         entry = _at(data, parts[:-1])
         name = entry.get("name") if isinstance(entry, dict) else None
         if isinstance(name, str):
-            return literal_problem(f"env {name}", value)
+            return literal_problem(f"env {name}", value, scan=scan)
     if kind == "ConfigMap" and len(parts) == 2 and parts[0] == "data" and isinstance(parts[1], str):
-        return literal_problem(f"ConfigMap key {parts[1]}", value)
+        return literal_problem(f"ConfigMap key {parts[1]}", value, scan=scan)
     if (
         kind == "Secret"
         and len(parts) == 2
@@ -121,7 +130,7 @@ def _problem(kind: str, parts: tuple[str | int, ...], value: str, data: object) 
     ):
         text = _decoded(value) if parts[0] == "data" else value
         return literal_problem(f"Secret key {parts[1]}", text) if text is not None else None
-    found = credential_in(value)
+    found = credential_in(value) if scan else None
     return f"a literal {found}" if found is not None else None
 
 

@@ -1,0 +1,56 @@
+"""One walk over every value of a document, for the checks that look at all of them.
+
+Two checks need every value of every document, not just the fields a schema names: integers outside
+int64 (:mod:`trainops.validate.integers`) and literal credentials
+(:mod:`trainops.validate.checks.secret_literal`). :func:`scan` walks the document once for both;
+each then looks further only where the scan says it may find something.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trainops.validate.integers import INT64_MAX, INT64_MIN
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What one walk over a document found.
+
+    Args:
+        strings: every string value (mapping keys left out), in no defined order.
+        envs: the value of every ``env`` key, whatever its type (container ``env`` lists among them).
+        huge: some integer lies outside the signed 64-bit range.
+    """
+
+    strings: list[str]
+    envs: list[Any]
+    huge: bool
+
+
+def scan(data: Any) -> Scan:
+    """Walk ``data`` (a document as the loader builds it: plain dicts, lists, strings, numbers, bools
+    and ``None``) once, iteratively (depth is not a concern)."""
+    strings: list[str] = []
+    envs: list[Any] = []
+    huge = False
+    stack: list[Any] = [data]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            env = node.get("env")
+            if env is not None:
+                envs.append(env)
+            node = node.values()
+        elif type(node) is not list:  # a scalar document
+            continue
+        for child in node:
+            kind = type(child)
+            if kind is str:
+                strings.append(child)
+            elif kind is dict or kind is list:
+                stack.append(child)
+            elif kind is int and not INT64_MIN <= child <= INT64_MAX:
+                huge = True
+    return Scan(strings, envs, huge)
