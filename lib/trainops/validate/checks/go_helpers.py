@@ -169,8 +169,9 @@ def get(node: Any, *path: str) -> Any:
 
 def family(run: Callable[[DocumentContext], list[Issue]], kinds: Collection[str] | KindGroup) -> Family:
     """A :class:`~trainops.validate.context.Family` of rule ``api-server``: ``run`` on documents whose
-    kind is in ``kinds`` (the ``api-server`` check tests each family's kinds first: most documents are
-    of none of a family's kinds, and drops the paths the ``schema`` family already rejected).
+    kind is in ``kinds``. The ``api-server`` check (:func:`.api_server.check_with`) tests the kinds
+    first (most documents are of none of a family's kinds) and drops issues at paths the ``schema``
+    family already rejected.
 
     Args:
         run: the family's checks of one document, returning its issues in document order.
