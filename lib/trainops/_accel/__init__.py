@@ -32,7 +32,7 @@ def enabled() -> bool:
 
 
 @cache
-def _parse() -> Callable[[str], tuple[Any, str] | None] | None:
+def _parse() -> Callable[[str], tuple[Any] | None] | None:
     try:
         from trainops._accel._blockyaml import parse  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # built without a C compiler: the plain path only
@@ -96,8 +96,7 @@ def parse_block(piece: str) -> tuple[Any] | None:
     """``(value,)`` of one document ``piece`` (from :func:`block_pieces`) as the plain path builds
     it, or ``None`` when the reader declines it (then read it with PyYAML)."""
     parse = _parse()
-    parsed = parse(piece) if parse is not None else None
-    return None if parsed is None else (parsed[0],)
+    return parse(piece) if parse is not None else None
 
 
 def locate_block(piece: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None:

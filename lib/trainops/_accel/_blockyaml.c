@@ -1,16 +1,17 @@
 /* trainops._accel._blockyaml: one C pass from the block YAML that manifests are written in to Python
- * values and their JSON text.
+ * values, or to the position of one node.
  *
- * parse(text) -> (value, json_text) | None
+ * parse(text) -> (value,) | None
+ * locate(text, parts) -> (line, column) | None
  *
  * trainops.yaml.load reads YAML with PyYAML; trainops._accel hands this module the documents of texts
  * made of tab, line feed and printable ASCII (TRAINOPS_ACCEL=0 turns it off). It reads the
  * subset of YAML that generated and hand-written manifests use (block mappings and sequences, plain,
  * single- and double-quoted one-line scalars, literal and simple folded block scalars, empty flow
- * collections, comments) in one pass and builds the same values, with the JSON text checks search.
+ * collections, comments) in one pass and builds the same values.
  * Anything outside that subset, or any scalar whose YAML 1.1 type could differ (see `plain_value`),
  * returns None and the caller reads the document with PyYAML, which also reports errors with positions.
- * A None only costs speed; a value is always the one PyYAML's path builds (tests/test_accel.py).
+ * A None only costs speed; a value is always the one PyYAML's path builds (tests/accel/test_accel.py).
  *
  * Deliberately refused (None): non-ASCII text, tabs, carriage returns and other control characters;
  * anchors, aliases, tags, merge keys, complex keys, directives; multi-line plain and quoted scalars;
@@ -35,7 +36,6 @@ typedef struct {
     Py_ssize_t pos;  /* start of the current line */
     int depth;
     int refused;     /* set when the text is outside the subset (return None) */
-    Buf json;
     Buf tmp;         /* scratch for scalars with escapes */
     /* locate(): the path looked for, and where its deepest existing node starts */
     PyObject *const *parts; /* the path's parts (str keys, int indices); NULL when only parsing */
@@ -68,32 +68,6 @@ static int buf_put(Buf *b, const char *s, Py_ssize_t len) {
 static int buf_putc(Buf *b, char c) {
     if (buf_grow(b, 1) < 0) return -1;
     b->data[b->len++] = c;
-    return 0;
-}
-
-/* Append s[0:len] as a JSON string literal: only '"', '\\' and control characters are escaped (the
- * text has no control characters but the line breaks of block scalars and \n, \t escapes). */
-static int json_string(Buf *b, const char *s, Py_ssize_t len) {
-    if (buf_grow(b, 2 * len + 2) < 0) return -1;
-    char *out = b->data + b->len;
-    *out++ = '"';
-    for (Py_ssize_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (c == '"' || c == '\\') {
-            *out++ = '\\';
-            *out++ = c;
-        } else if (c == '\n') {
-            *out++ = '\\';
-            *out++ = 'n';
-        } else if (c == '\t') {
-            *out++ = '\\';
-            *out++ = 't';
-        } else {
-            *out++ = c;
-        }
-    }
-    *out++ = '"';
-    b->len = out - b->data;
     return 0;
 }
 
@@ -302,18 +276,15 @@ static int json_number(const char *s, Py_ssize_t len) {
     return i == len ? 2 : 0;
 }
 
-/* The value of a plain scalar s[0:len] (already trimmed), its JSON appended. */
+/* The value of a plain scalar s[0:len] (already trimmed). */
 static PyObject *plain_value(P *p, const char *s, Py_ssize_t len) {
     if (len == 4 && memcmp(s, "true", 4) == 0) {
-        if (buf_put(&p->json, "true", 4) < 0) return NULL;
         Py_RETURN_TRUE;
     }
     if (len == 5 && memcmp(s, "false", 5) == 0) {
-        if (buf_put(&p->json, "false", 5) < 0) return NULL;
         Py_RETURN_FALSE;
     }
     if (len == 4 && memcmp(s, "null", 4) == 0) {
-        if (buf_put(&p->json, "null", 4) < 0) return NULL;
         Py_RETURN_NONE;
     }
     int number = json_number(s, len);
@@ -321,14 +292,12 @@ static PyObject *plain_value(P *p, const char *s, Py_ssize_t len) {
         char text[24];
         memcpy(text, s, (size_t)len);
         text[len] = '\0';
-        if (buf_put(&p->json, s, len) < 0) return NULL;
         if (number == 1) return PyLong_FromString(text, NULL, 10);
         double value = PyOS_string_to_double(text, NULL, NULL);
         if (value == -1.0 && PyErr_Occurred()) return NULL;
         return PyFloat_FromDouble(value);
     }
     if (number != 0 || ambiguous(s, len)) return refuse(p);
-    if (json_string(&p->json, s, len) < 0) return NULL;
     return ascii_str(s, len);
 }
 
@@ -431,7 +400,6 @@ static PyObject *block_value(P *p, int col, int is_key) {
     int indent = next_content(p);
     if (indent > col) return node(p, indent);
     if (is_key && indent == col && is_seq_entry(p, p->pos + indent)) return node(p, indent);
-    if (buf_put(&p->json, "null", 4) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -479,19 +447,17 @@ static PyObject *block_scalar(P *p, Py_ssize_t at, int col) {
             if (buf_putc(&p->tmp, '\n') < 0) return NULL;
     if (chomp == '+' && line >= p->n) return refuse(p); /* kept breaks at the end of the document */
     p->pos = line;
-    if (json_string(&p->json, p->tmp.data, p->tmp.len) < 0) return NULL;
     return ascii_str(p->tmp.data, p->tmp.len);
 }
 
 /* A flow scalar at s[at] inside a flow collection: quoted, or plain up to ',', the closing bracket or
- * (in a mapping key) ": ". Sets *end after it (and spaces). Its value is returned, its JSON appended. */
+ * (in a mapping key) ": ". Sets *end after it (and spaces). Its value is returned. */
 static PyObject *flow_scalar(P *p, Py_ssize_t at, char close, int is_key, Py_ssize_t *end) {
     const char *s = p->s;
     if (s[at] == '"' || s[at] == '\'') {
         if (quoted(p, at, end) < 0) return NULL;
         if (is_key && p->tmp.len == 0) return refuse(p);
         while (s[*end] == ' ') (*end)++;
-        if (json_string(&p->json, p->tmp.data, p->tmp.len) < 0) return NULL;
         return is_key ? key_str(p->tmp.data, p->tmp.len) : ascii_str(p->tmp.data, p->tmp.len);
     }
     if (bad_plain_start(s + at)) return refuse(p);
@@ -509,7 +475,6 @@ static PyObject *flow_scalar(P *p, Py_ssize_t at, char close, int is_key, Py_ssi
     *end = i;
     if (is_key) {
         if (ambiguous(s + at, len - at) || json_number(s + at, len - at) != 0 || s[at] == '-') return refuse(p);
-        if (json_string(&p->json, s + at, len - at) < 0) return NULL;
         return key_str(s + at, len - at);
     }
     return plain_value(p, s + at, len - at);
@@ -522,12 +487,11 @@ static PyObject *flow(P *p, Py_ssize_t at) {
     char close = s[at] == '[' ? ']' : '}';
     int is_map = close == '}';
     PyObject *result = is_map ? PyDict_New() : PyList_New(0);
-    if (result == NULL || buf_putc(&p->json, s[at]) < 0) goto fail;
+    if (result == NULL) goto fail;
     Py_ssize_t i = at + 1;
     while (s[i] == ' ') i++;
     if (s[i] != close) {
-        for (Py_ssize_t index = 0, first = 1;; index++, first = 0) {
-            if (!first && buf_putc(&p->json, ',') < 0) goto fail;
+        for (Py_ssize_t index = 0;; index++) {
             Py_ssize_t end;
             PyObject *key = NULL;
             if (!is_map && p->on >= 0) index_on_path(p, p->on, index, i);
@@ -539,10 +503,6 @@ static PyObject *flow(P *p, Py_ssize_t at) {
                 if (s[end] != ':' || s[end + 1] != ' ' || PyDict_Contains(result, key) != 0) {
                     Py_DECREF(key);
                     if (!PyErr_Occurred()) mark(p);
-                    goto fail;
-                }
-                if (buf_put(&p->json, ": ", 2) < 0) {
-                    Py_DECREF(key);
                     goto fail;
                 }
                 i = end + 1;
@@ -567,7 +527,7 @@ static PyObject *flow(P *p, Py_ssize_t at) {
             while (s[i] == ' ') i++;
         }
     }
-    if (buf_putc(&p->json, close) < 0 || end_of_line(p, i + 1) < 0) goto fail;
+    if (end_of_line(p, i + 1) < 0) goto fail;
     return result;
 fail:
     Py_XDECREF(result);
@@ -583,7 +543,6 @@ static PyObject *inline_value(P *p, Py_ssize_t at, int col) {
         Py_ssize_t end;
         if (quoted(p, at, &end) < 0) return NULL;
         if (end_of_line(p, end) < 0) return NULL;
-        if (json_string(&p->json, p->tmp.data, p->tmp.len) < 0) return NULL;
         return ascii_str(p->tmp.data, p->tmp.len);
     }
     if (c == '[' || c == '{') return flow(p, at);
@@ -607,12 +566,10 @@ static PyObject *inline_value(P *p, Py_ssize_t at, int col) {
 static PyObject *sequence(P *p, int col) {
     if (++p->depth > MAX_NEST) return refuse(p);
     PyObject *list = PyList_New(0);
-    if (list == NULL || buf_putc(&p->json, '[') < 0) goto fail;
-    int first = 1, here = p->on;
+    if (list == NULL) goto fail;
+    int here = p->on;
     for (Py_ssize_t index = 0;; index++) {
         /* p->pos is a line whose content is "- ..." at column col */
-        if (!first && buf_putc(&p->json, ',') < 0) goto fail;
-        first = 0;
         Py_ssize_t dash = p->pos + col, at = dash + 1;
         while (p->s[at] == ' ') at++;
         PyObject *item;
@@ -650,7 +607,6 @@ static PyObject *sequence(P *p, int col) {
         }
         break;
     }
-    if (buf_putc(&p->json, ']') < 0) goto fail;
     p->depth--;
     return list;
 fail:
@@ -667,11 +623,11 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
         return refuse(p);
     }
     PyObject *dict = PyDict_New();
-    if (dict == NULL || buf_putc(&p->json, '{') < 0) {
+    if (dict == NULL) {
         Py_XDECREF(first_key);
         goto fail;
     }
-    int first = 1, here = p->on;
+    int here = p->on;
     for (;;) {
         Py_ssize_t after = first_after, key_line = p->pos;
         PyObject *key = first_key != NULL ? first_key : key_at(p, at, &after);
@@ -681,13 +637,6 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
             goto fail;
         }
         p->on = here >= 0 ? key_on_path(p, here, key, at) : -1;
-        if ((!first && buf_putc(&p->json, ',') < 0) ||
-            json_string(&p->json, (const char *)PyUnicode_1BYTE_DATA(key), PyUnicode_GET_LENGTH(key)) < 0 ||
-            buf_put(&p->json, ": ", 2) < 0) {
-            Py_DECREF(key);
-            goto fail;
-        }
-        first = 0;
         Py_ssize_t i = after;
         while (p->s[i] == ' ') i++;
         PyObject *value;
@@ -729,7 +678,6 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
         }
         break;
     }
-    if (buf_putc(&p->json, '}') < 0) goto fail;
     p->depth--;
     return dict;
 fail:
@@ -792,16 +740,9 @@ static PyObject *parse(PyObject *module, PyObject *arg) {
     P p;
     memset(&p, 0, sizeof p);
     p.on = -1;
-    PyObject *value = read_document(&p, arg), *json = NULL, *result = NULL;
-    if (value == NULL) goto done;
-    json = PyUnicode_New(p.json.len, 127);
-    if (json == NULL) goto done;
-    memcpy(PyUnicode_1BYTE_DATA(json), p.json.data, (size_t)p.json.len);
-    result = PyTuple_Pack(2, value, json);
-done:
+    PyObject *value = read_document(&p, arg), *result = NULL;
+    if (value != NULL) result = PyTuple_Pack(1, value);
     Py_XDECREF(value);
-    Py_XDECREF(json);
-    PyMem_Free(p.json.data);
     PyMem_Free(p.tmp.data);
     if (result == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return result;
@@ -827,7 +768,6 @@ static PyObject *locate(PyObject *module, PyObject *args) {
         result = Py_BuildValue("(nn)", line, p.found_at - start);
     }
     Py_XDECREF(value);
-    PyMem_Free(p.json.data);
     PyMem_Free(p.tmp.data);
     if (result == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return result;
@@ -835,8 +775,8 @@ static PyObject *locate(PyObject *module, PyObject *args) {
 
 static PyMethodDef METHODS[] = {
     {"parse", parse, METH_O,
-     "parse(text: str) -> tuple[object, str] | None\n\n"
-     "The value of one YAML document and its JSON text, or None when the text is outside the block "
+     "parse(text: str) -> tuple[object] | None\n\n"
+     "The value of one YAML document, or None when the text is outside the block "
      "subset this module reads (the caller then reads it with PyYAML). Raises MemoryError."},
     {"locate", locate, METH_VARARGS,
      "locate(text: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None\n\n"

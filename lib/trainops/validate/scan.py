@@ -31,26 +31,23 @@ class Scan:
 
 def scan(data: Any) -> Scan:
     """Walk ``data`` (a document as the loader builds it: plain dicts, lists, strings, numbers, bools
-    and ``None``) once, iteratively (depth is not a concern)."""
+    and ``None``) once, breadth first, without recursion (depth is not a concern)."""
     strings: list[str] = []
     envs: list[Any] = []
     huge = False
-    stack: list[Any] = [data]
-    while stack:
-        node = stack.pop()
+    containers: list[Any] = [data] if type(data) is dict or type(data) is list else []
+    for node in containers:  # grows while it is read: each collection is visited once
         if type(node) is dict:
             env = node.get("env")
             if env is not None:
                 envs.append(env)
             node = node.values()
-        elif type(node) is not list:  # a scalar document
-            continue
         for child in node:
             kind = type(child)
             if kind is str:
                 strings.append(child)
             elif kind is dict or kind is list:
-                stack.append(child)
+                containers.append(child)
             elif kind is int and not INT64_MIN <= child <= INT64_MAX:
                 huge = True
     return Scan(strings, envs, huge)
