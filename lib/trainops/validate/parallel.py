@@ -94,15 +94,12 @@ def plan_units(path: str, data: Buffer, chunk_bytes: int = CHUNK_BYTES) -> list[
 def count_breaks(data: bytes) -> int:
     """Line breaks in UTF-8 ``data`` as the YAML parser counts them (go-yaml's ``is_break``): CR LF
     once, a lone CR, LF, NEL (U+0085), LS (U+2028) and PS (U+2029)."""
-    crlf = data.count(b"\r\n")
-    return (
-        data.count(b"\n")
-        + data.count(b"\r")
-        - crlf
-        + data.count(b"\xc2\x85")
-        + data.count(b"\xe2\x80\xa8")
-        + data.count(b"\xe2\x80\xa9")
-    )
+    breaks = data.count(b"\n")
+    if b"\r" in data:
+        breaks += data.count(b"\r") - data.count(b"\r\n")
+    if not data.isascii():  # the other breaks are not ASCII
+        breaks += data.count(b"\xc2\x85") + data.count(b"\xe2\x80\xa8") + data.count(b"\xe2\x80\xa9")
+    return breaks
 
 
 _WORKER: tuple[SchemaRegistry, ValidateOptions] | None = None
