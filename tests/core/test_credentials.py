@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -46,3 +47,75 @@ def test_every_match_of_every_detector_is_marked(pattern: re.Pattern[str], data:
 )
 def test_credentials_the_old_markers_missed_and_common_strings(value: str, found: str | None) -> None:
     assert credential_in(value) == found
+
+
+def _reference_secrets(data: Any) -> tuple[str, ...]:
+    """document_secrets as first written: every scalar's key through secret_like, every string through
+    credential_in (no screening)."""
+    from trainops.core.credentials import _add_credentials, secret_like
+
+    found: set[str] = set()
+
+    def add(value: Any) -> None:
+        if not isinstance(value, bool) and isinstance(value, str | int | float) and len(str(value)) >= 4:
+            found.add(str(value))
+
+    if isinstance(data, dict) and data.get("kind") == "Secret":
+        for field_name in ("data", "stringData"):
+            if isinstance(data.get(field_name), dict):
+                for value in data[field_name].values():
+                    add(value)
+    stack: list[Any] = [data]
+    while stack:
+        item = stack.pop()
+        children = (
+            item.items() if isinstance(item, dict) else enumerate(item) if isinstance(item, list) else ()
+        )
+        if isinstance(item, dict):
+            name = item.get("name")
+            if isinstance(name, str) and "value" in item:
+                value = item["value"]
+                if isinstance(value, str | int | float) and secret_like(name, str(value)):
+                    add(value)
+        for key, child in children:
+            if isinstance(child, dict | list):
+                stack.append(child)
+            elif isinstance(child, str | int | float) and not isinstance(child, bool):
+                if (
+                    isinstance(item, dict)
+                    and isinstance(key, str)
+                    and key != "name"
+                    and secret_like(key, str(child))
+                ):
+                    add(child)
+                if isinstance(child, str):
+                    _add_credentials(child, add)
+    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+SECRETISH = st.sampled_from(
+    [
+        "Secret",
+        "hunter2-prod",
+        "AKIA" + "B" * 16,
+        "$(REF)",
+        "ok",
+        "https://u:pw@h.example",
+        "ghp_" + "c" * 36,
+        "x",
+    ]
+)
+KEYS = st.sampled_from(["name", "value", "DB_PASSWORD", "api_key", "image", "token", "x"])
+DOCS = st.recursive(
+    SECRETISH | st.integers(0, 10**6) | st.booleans() | st.none(),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(KEYS, children, max_size=4),
+    max_leaves=20,
+)
+
+
+@MANY
+@given(data=st.dictionaries(st.sampled_from(["kind", "data", "spec", "env"]), DOCS, max_size=4))
+def test_document_secrets_matches_the_unscreened_walk(data: dict[str, Any]) -> None:
+    from trainops.core.credentials import document_secrets
+
+    assert document_secrets(data) == _reference_secrets(data)

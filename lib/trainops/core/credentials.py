@@ -250,13 +250,22 @@ def document_secrets(data: Any) -> tuple[str, ...]:
                 if isinstance(value, str | int | float) and secret_like(name, str(value)):
                     add(value)
             for key, child in item.items():
-                if isinstance(child, dict | list):
+                kind = type(child)
+                if kind is dict or kind is list:
                     stack.append(child)
-                elif isinstance(child, str | int | float) and not isinstance(child, bool):
-                    if isinstance(key, str) and key != "name" and secret_like(key, str(child)):
-                        add(child)
-                    if isinstance(child, str):
-                        strings.append(child)
+                    continue
+                if kind is str:
+                    strings.append(child)
+                elif kind is not int and kind is not float:
+                    continue  # null, a bool, or another scalar
+                # secret_like(key) first: it is cached by name, and most names do not look secret
+                if (
+                    key != "name"
+                    and isinstance(key, str)
+                    and secret_like(key)
+                    and secret_like(key, str(child))
+                ):
+                    add(child)
         elif isinstance(item, list):
             for child in item:
                 if isinstance(child, dict | list):

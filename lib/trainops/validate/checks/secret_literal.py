@@ -98,7 +98,8 @@ def _config_map_keys(data: dict[str, Any]) -> Iterator[Issue]:
     if not isinstance(values, dict):
         return
     for key, value in values.items():
-        if isinstance(key, str) and isinstance(value, str):
+        # secret_like is the first test of literal_problem's by name (the prefix adds no match)
+        if isinstance(key, str) and isinstance(value, str) and secret_like(key, value):
             problem = literal_problem(f"ConfigMap key {key}", value, scan=False)
             if problem is not None:
                 yield Issue(("data", key), f"{problem}; reference a Secret instead", RULE.id)
