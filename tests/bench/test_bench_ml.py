@@ -375,29 +375,29 @@ def _targets(report: Report) -> dict[str, bool | None]:
 
 
 @pytest.mark.parametrize(
-    ("core_wall", "ml_wall", "plain_wall", "core", "ml", "accel"),
+    ("core_wall", "ml_wall", "plain_wall", "core", "ml"),
     [
-        (45.0, 4.4, 3.4, True, True, True),  # 4.5x, 2.2x, 1.7x
-        (40.0, 4.0, 3.0, True, True, True),  # exactly on each floor
-        (35.0, 3.88, 2.44, False, False, False),  # 3.5x, 1.94x, 1.22x
-        (50.0, 3.34, 3.2, True, False, True),  # 5x, 1.67x, 1.6x
+        (45.0, 4.4, 3.4, True, True),  # 4.5x, 2.2x
+        (40.0, 4.0, 3.0, True, True),  # exactly on each floor
+        (35.0, 3.88, 2.44, False, False),  # 3.5x, 1.94x
+        (50.0, 3.34, 3.2, True, False),  # 5x, 1.67x
     ],
 )
-def test_issue_28_floors(
-    core_wall: float, ml_wall: float, plain_wall: float, core: bool, ml: bool, accel: bool
-) -> None:
+def test_issue_28_floors(core_wall: float, ml_wall: float, plain_wall: float, core: bool, ml: bool) -> None:
     targets = _targets(_report(core_wall, ml_wall, plain_wall))
     assert targets[f"≥ {TARGET_KUBECONFORM_CORE}x kubeconform, core kinds, corpus-100k (same run)"] is core
     assert targets[f"≥ {TARGET_KUBECONFORM_ML}x kubeconform, {ML_LABEL} (same run)"] is ml
     accel_name = f"≥ {TARGET_ACCEL:g}x with TRAINOPS_ACCEL=0 (trainops._accel pays), "
-    assert targets[accel_name + ML_LABEL] is accel
     assert targets[accel_name + "core kinds, corpus-100k"] is True  # 1.6x
+    # the ML custom resources' TRAINOPS_ACCEL=0 ratio is shown without a target (bench/README.md)
+    assert targets[f"with TRAINOPS_ACCEL=0 (trainops._accel pays), {ML_LABEL} (no target)"] is None
 
 
 def test_the_corpus_custom_resources_are_shown_without_a_target() -> None:
     report = _report(45.0, 4.4, 3.4)
     shown = {t.name: t for t in report.targets if t.passed is None}
     assert set(shown) == {
+        f"with TRAINOPS_ACCEL=0 (trainops._accel pays), {ML_LABEL} (no target)",
         "kubeconform, custom resources of the corpus (PyTorchJob, ServiceMonitor), corpus-100k (no target)",
         "with TRAINOPS_ACCEL=0 (trainops._accel pays), custom resources of the corpus (PyTorchJob,"
         " ServiceMonitor), corpus-100k (no target)",
@@ -415,6 +415,4 @@ def test_without_kubeconform_there_is_no_kubeconform_target() -> None:
         _run(PLAIN, "ml-examples", ML, 4_920, 3.0, 2.3),
     ]
     evaluate_targets(report)
-    assert _targets(report) == {
-        f"≥ {TARGET_ACCEL:g}x with TRAINOPS_ACCEL=0 (trainops._accel pays), {ML_LABEL}": True
-    }
+    assert _targets(report) == {f"with TRAINOPS_ACCEL=0 (trainops._accel pays), {ML_LABEL} (no target)": None}
