@@ -130,7 +130,7 @@ class GrafanaDashboard(ObjectConstruct):
             raise ValueError(f"{_KIND} panels={panels!r}: must list at least one DashboardPanel")
         if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
             raise ValueError(f"{_KIND} tags={tags!r}: must be a sequence of strings")
-        # imported here: the SDK takes ~25 ms to import, and most apps have no dashboard
+        # imported here: the SDK is slow to import, and most apps have no dashboard
         from grafana_foundation_sdk.builders import dashboard as dashboard_builder
         from grafana_foundation_sdk.cog.encoder import JSONEncoder
         from grafana_foundation_sdk.models import dashboard as dashboard_model

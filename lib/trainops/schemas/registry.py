@@ -77,7 +77,7 @@ class KindSchema:
 def core_versions() -> dict[int, Path]:
     """Kubernetes minors shipped by kubernetes-validate → their strict schema directory.
 
-    The package is located, not imported (importing it pulls in jsonschema: ~70 ms of start-up).
+    The package is located, not imported (importing it pulls in jsonschema, slow to import).
     """
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or spec.origin is None:  # pragma: no cover - a pinned dependency
@@ -146,8 +146,7 @@ class CoreSchemas:
         ``_definitions.json``, in hexadecimal, as Python keys its bytecode cache by its sources'
         (``importlib._bootstrap_external.SourceLoader``); the bundle format is part of the
         directory name (:meth:`_compiled_dir`). A reinstalled or edited file gets new bundles.
-        Reading and hashing the file's 1.5 MB instead cost a one-file ``trainops validate`` a tenth
-        of its instructions (callgrind: 536.8M with the hash, 481.3M without).
+        Reading and hashing the file instead was a noticeable part of a one-file ``trainops validate``.
 
         Raises:
             OSError: the file cannot be read (kubernetes-validate's data was removed).
@@ -183,7 +182,7 @@ class CoreSchemas:
         """(apiVersion, kind) → definition name, from ``x-kubernetes-group-version-kind``.
 
         Kept in the disk cache beside the bundles (``_gvk-index.json``): a custom resource asks it
-        whether its kind is built-in, and reading all definitions to answer cost 17 ms per process."""
+        whether its kind is built-in, and reading all definitions to answer it in every process is slow."""
         cached = self._read_derived(_GVK_INDEX_FILE)
         if isinstance(cached, list) and all(isinstance(row, list) and len(row) == 3 for row in cached):
             return {(row[0], row[1]): row[2] for row in cached}

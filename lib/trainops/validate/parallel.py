@@ -29,7 +29,7 @@ from trainops.yaml.template import template_hint
 CHUNK_BYTES = 4 << 20
 #: A line that starts a YAML document, from its newline: ``---`` at column 0, then a blank, a line end
 #: or the end of the data. The literal ``\n---`` lets the search skip ahead (a ``^`` in MULTILINE mode is
-#: tried at every position: 30 ms per 4.4 MB file, before any worker could start).
+#: tried at every position, before any worker can start).
 _NEXT_DOC_START = re.compile(rb"\n---(?=[ \t\r\n]|\Z)")
 #: Units per worker that :func:`chunk_size` aims at, and the smallest chunk it makes (bytes).
 UNITS_PER_WORKER = 16
@@ -40,8 +40,8 @@ def chunk_size(total: int, workers: int) -> int:
     """Bytes per unit for ``total`` input bytes on ``workers`` processes: :data:`CHUNK_BYTES`, or less
     so that there are about :data:`UNITS_PER_WORKER` units per worker (but not under
     :data:`MIN_CHUNK_BYTES` unless :data:`CHUNK_BYTES` is). The pool hands out units one at a time, so the last unit to finish is
-    what keeps a worker busy while the other waits: five 4.4 MB files as 4 MiB units left one of two
-    workers idle for up to a fifth of the run."""
+    what keeps a worker busy while the other waits (a few large units can leave a worker idle for a
+    good part of the run)."""
     return min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // max(1, workers * UNITS_PER_WORKER)))
 
 
