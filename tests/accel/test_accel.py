@@ -5,6 +5,7 @@ file of ../shared/examples and of the bundled output (generated/), with ``TRAINO
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops import _accel
 from trainops.pipeline import Target, check, policy_run
 from trainops.report import render
+from trainops.validate.scan import scan
 from trainops.yaml.dump import KubeDumper
 from trainops.yaml.load import Document, stream_text
 
@@ -152,10 +154,14 @@ def _check(text: str) -> bool:
     parsed = parse(text)
     if parsed is None:
         return False
-    (value,) = parsed
+    value, strings, envs = parsed
     reference = _reference(text)
     assert reference is not NOT_ONE, f"read text the loader rejects: {text!r}"
     assert _same(value, reference), f"{text!r}: {value!r} != {reference!r}"
+    scanned = scan(value)  # what validation would collect walking the value
+    assert Counter(strings) == Counter(scanned.strings), text
+    assert Counter(map(id, envs)) == Counter(map(id, scanned.envs)), text
+    assert not scanned.huge
     return True
 
 

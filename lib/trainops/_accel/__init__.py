@@ -32,7 +32,7 @@ def enabled() -> bool:
 
 
 @cache
-def _parse() -> Callable[[str], tuple[Any] | None] | None:
+def _parse() -> Callable[[str], tuple[Any, list[str], list[Any]] | None] | None:
     try:
         from trainops._accel._blockyaml import parse  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # built without a C compiler: the plain path only
@@ -92,9 +92,12 @@ def block_pieces(text: str) -> list[tuple[str, int]] | None:
     return pieces
 
 
-def parse_block(piece: str) -> tuple[Any] | None:
-    """``(value,)`` of one document ``piece`` (from :func:`block_pieces`) as the plain path builds
-    it, or ``None`` when the reader declines it (then read it with PyYAML)."""
+def parse_block(piece: str) -> tuple[Any, list[str], list[Any]] | None:
+    """``(value, strings, envs)`` of one document ``piece`` (from :func:`block_pieces`): its value as
+    the plain path builds it, its string values (mapping keys left out) and the value of each of its
+    ``env`` keys but null (what :func:`trainops.validate.scan.scan` collects, in document order); or
+    ``None`` when the reader declines it (then read it with PyYAML). An integer it reads has at most
+    18 characters: none is outside int64."""
     parse = _parse()
     return parse(piece) if parse is not None else None
 

@@ -1,7 +1,7 @@
 /* trainops._accel._blockyaml: one C pass from the block YAML that manifests are written in to Python
  * values, or to the position of one node.
  *
- * parse(text) -> (value,) | None
+ * parse(text) -> (value, strings, envs) | None
  * locate(text, parts) -> (line, column) | None
  *
  * trainops.yaml.load reads YAML with PyYAML; trainops._accel hands this module the documents of texts
@@ -42,6 +42,10 @@ typedef struct {
     Py_ssize_t nparts;
     int on;                 /* parts matched by the node being read (its depth on the path), or -1 */
     Py_ssize_t found_at;    /* offset of the mark of the deepest node of the path met so far */
+    /* parse(): every string value (keys left out) and the value of every "env" key, as
+       trainops.validate.scan collects them; NULL when not collecting */
+    PyObject *strings;
+    PyObject *envs;
 } P;
 
 static int buf_grow(Buf *b, Py_ssize_t extra) {
@@ -76,6 +80,19 @@ static PyObject *ascii_str(const char *s, Py_ssize_t len) {
     if (str == NULL) return NULL;
     memcpy(PyUnicode_1BYTE_DATA(str), s, (size_t)len);
     return str;
+}
+
+/* A string value (not a key): made, and recorded in p->strings when collecting. */
+static PyObject *value_str(P *p, const char *s, Py_ssize_t len) {
+    PyObject *str = ascii_str(s, len);
+    if (str != NULL && p->strings != NULL && PyList_Append(p->strings, str) < 0) Py_CLEAR(str);
+    return str;
+}
+
+/* Record `value` as an "env" key's value when collecting (as the scan does: any value but null). */
+static int note_env(P *p, PyObject *key, PyObject *value) {
+    if (p->envs == NULL || value == Py_None || PyUnicode_CompareWithASCIIString(key, "env") != 0) return 0;
+    return PyList_Append(p->envs, value);
 }
 
 /* Line (0-based) of the last refusal, for tests and for finding what the subset misses. */
@@ -298,7 +315,7 @@ static PyObject *plain_value(P *p, const char *s, Py_ssize_t len) {
         return PyFloat_FromDouble(value);
     }
     if (number != 0 || ambiguous(s, len)) return refuse(p);
-    return ascii_str(s, len);
+    return value_str(p, s, len);
 }
 
 /* Characters that cannot start a plain scalar here (YAML indicators; `-`, `?` and `:` only when a space
@@ -447,7 +464,7 @@ static PyObject *block_scalar(P *p, Py_ssize_t at, int col) {
             if (buf_putc(&p->tmp, '\n') < 0) return NULL;
     if (chomp == '+' && line >= p->n) return refuse(p); /* kept breaks at the end of the document */
     p->pos = line;
-    return ascii_str(p->tmp.data, p->tmp.len);
+    return value_str(p, p->tmp.data, p->tmp.len);
 }
 
 /* A flow scalar at s[at] inside a flow collection: quoted, or plain up to ',', the closing bracket or
@@ -458,7 +475,7 @@ static PyObject *flow_scalar(P *p, Py_ssize_t at, char close, int is_key, Py_ssi
         if (quoted(p, at, end) < 0) return NULL;
         if (is_key && p->tmp.len == 0) return refuse(p);
         while (s[*end] == ' ') (*end)++;
-        return is_key ? key_str(p->tmp.data, p->tmp.len) : ascii_str(p->tmp.data, p->tmp.len);
+        return is_key ? key_str(p->tmp.data, p->tmp.len) : value_str(p, p->tmp.data, p->tmp.len);
     }
     if (bad_plain_start(s + at)) return refuse(p);
     Py_ssize_t i = at;
@@ -514,6 +531,7 @@ static PyObject *flow(P *p, Py_ssize_t at) {
                 goto fail;
             }
             int stored = is_map ? PyDict_SetItem(result, key, value) : PyList_Append(result, value);
+            if (stored == 0 && is_map) stored = note_env(p, key, value);
             Py_XDECREF(key);
             Py_DECREF(value);
             if (stored < 0) goto fail;
@@ -543,7 +561,7 @@ static PyObject *inline_value(P *p, Py_ssize_t at, int col) {
         Py_ssize_t end;
         if (quoted(p, at, &end) < 0) return NULL;
         if (end_of_line(p, end) < 0) return NULL;
-        return ascii_str(p->tmp.data, p->tmp.len);
+        return value_str(p, p->tmp.data, p->tmp.len);
     }
     if (c == '[' || c == '{') return flow(p, at);
     if (c == '|' || c == '>') return block_scalar(p, at, col);
@@ -653,6 +671,7 @@ static PyObject *mapping(P *p, Py_ssize_t at, int col, PyObject *first_key, Py_s
         }
         Py_ssize_t size = PyDict_GET_SIZE(dict);
         int stored = PyDict_SetItem(dict, key, value);
+        if (stored == 0) stored = note_env(p, key, value);
         Py_DECREF(key);
         Py_DECREF(value);
         if (stored < 0) goto fail;
@@ -740,9 +759,14 @@ static PyObject *parse(PyObject *module, PyObject *arg) {
     P p;
     memset(&p, 0, sizeof p);
     p.on = -1;
-    PyObject *value = read_document(&p, arg), *result = NULL;
-    if (value != NULL) result = PyTuple_Pack(1, value);
+    PyObject *value = NULL, *result = NULL;
+    p.strings = PyList_New(0);
+    p.envs = PyList_New(0);
+    if (p.strings != NULL && p.envs != NULL) value = read_document(&p, arg);
+    if (value != NULL) result = PyTuple_Pack(3, value, p.strings, p.envs);
     Py_XDECREF(value);
+    Py_XDECREF(p.strings);
+    Py_XDECREF(p.envs);
     PyMem_Free(p.tmp.data);
     if (result == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return result;
@@ -775,8 +799,9 @@ static PyObject *locate(PyObject *module, PyObject *args) {
 
 static PyMethodDef METHODS[] = {
     {"parse", parse, METH_O,
-     "parse(text: str) -> tuple[object] | None\n\n"
-     "The value of one YAML document, or None when the text is outside the block "
+     "parse(text: str) -> tuple[object, list[str], list[object]] | None\n\n"
+     "The value of one YAML document, with its string values (keys left out) and the value of each "
+     "of its `env` keys (but null), or None when the text is outside the block "
      "subset this module reads (the caller then reads it with PyYAML). Raises MemoryError."},
     {"locate", locate, METH_VARARGS,
      "locate(text: str, parts: tuple[str | int, ...]) -> tuple[int, int] | None\n\n"

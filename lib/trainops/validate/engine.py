@@ -24,7 +24,7 @@ from trainops.validate.checks.schema import type_name
 from trainops.validate.context import DocumentContext, UnknownKinds, ValidateOptions
 from trainops.validate.integers import out_of_int64
 from trainops.validate.nulls import prune_known_nulls
-from trainops.validate.scan import scan
+from trainops.validate.scan import Scan, scan
 from trainops.yaml.load import YAML, Document, locate_issues, stream_text
 from trainops.yaml.source import read_source
 from trainops.yaml.template import template_hint
@@ -138,7 +138,8 @@ def validate_document(
             raws.append(Issue((field_name,), f"missing or empty {field_name}", SCHEMA.id, "required"))
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return locate_issues(document, raws, data)
-    scanned = scan(data)
+    # the faster path collected the strings and env values while reading (its integers fit int64)
+    scanned = scan(data) if document.values is None else Scan(*document.values, huge=False)
     huge = list(out_of_int64(data)) if scanned.huge else []
     if huge:  # the API server cannot read the document; checks would misread the number
         return locate_issues(document, [*raws, *huge], data)

@@ -87,6 +87,10 @@ class Document:
         text: the document's own text, to compose ``node`` from on first use when ``node`` is ``None``.
         rejected: the finding that stopped this document from being read (over a resource limit);
             ``data`` is then ``None``.
+        values: what the faster path (:mod:`trainops._accel`) collected while reading the document:
+            its string values (mapping keys left out) and the value of each of its ``env`` keys but
+            null, as :func:`trainops.validate.scan.scan` would find them (in another order); ``None``
+            when PyYAML read it.
     """
 
     file: str
@@ -97,6 +101,7 @@ class Document:
     line_offset: int = 0
     text: str | None = None
     rejected: Finding | None = None
+    values: tuple[list[str], list[Any]] | None = None
 
     def _node(self) -> yaml.Node:
         """The composed node tree (composed from ``text`` on first use)."""
@@ -289,7 +294,7 @@ def stream_text(
     for piece, line in pieces:  # the faster path (trainops._accel): the same documents
         parsed = accel.parse_block(piece) if len(piece) <= limits.MAX_DOCUMENT_BYTES else None
         if parsed is not None:
-            yield Document(path, index, parsed[0], None, [], line_offset + line, piece)
+            yield Document(path, index, parsed[0], None, [], line_offset + line, piece, values=parsed[1:])
             index += 1
             continue
         for item in _plain_stream(piece, path, line_offset + line, index):
