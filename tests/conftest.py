@@ -23,6 +23,21 @@ needs_shared = pytest.mark.skipif(
 )
 
 
+def documents_in(paths: list[Path]) -> list[Any]:
+    """The documents (:class:`trainops.yaml.load.Document`) of every UTF-8 file of ``paths``, read as
+    ``validate`` reads them (files that are not UTF-8 are left out)."""
+    from trainops.yaml.load import Document, stream_text
+
+    found: list[Any] = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        found += [d for d in stream_text(text, str(path)) if isinstance(d, Document)]
+    return found
+
+
 @dataclass(frozen=True)
 class CliRun:
     """Exit code and captured streams of one ``trainops`` invocation."""

@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, SAMPLE, needs_shared
+from conftest import EXAMPLES, SAMPLE, documents_in, needs_shared
 from trainops import _accel
 from trainops.pipeline import Target, check, policy_run
 from trainops.report import render
@@ -417,14 +417,8 @@ def _paths(value: Any, parts: tuple[str | int, ...] = ()) -> Iterator[tuple[str 
 
 
 def _block_documents(paths: list[Path]) -> list[Document]:
-    found = []
-    for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        found += [d for d in stream_text(text, str(path)) if isinstance(d, Document) and d.node is None]
-    return found
+    """The documents of ``paths`` that the block reader read (no PyYAML node)."""
+    return [d for d in documents_in(paths) if d.node is None]
 
 
 @pytest.mark.parametrize("where", ["examples", "generated"])

@@ -12,11 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, SAMPLE
+from conftest import EXAMPLES, SAMPLE, documents_in
 from trainops.core.credentials import walk_strings
 from trainops.validate.checks.secret_literal import _problem, _screen, check
 from trainops.validate.scan import scan
-from trainops.yaml.load import Document, stream_text
 
 MANY = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 5, deadline=None)
 
@@ -36,18 +35,7 @@ def _documents() -> list[Any]:
     paths = sorted((SAMPLE / "generated").rglob("*.yaml"))
     if EXAMPLES.is_dir():
         paths += sorted(EXAMPLES.rglob("*.y*ml"))
-    found = []
-    for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        found += [
-            d.data
-            for d in stream_text(text, str(path))
-            if isinstance(d, Document) and isinstance(d.data, dict)
-        ]
-    return found
+    return [d.data for d in documents_in(paths) if isinstance(d.data, dict)]
 
 
 def test_screened_check_reports_what_a_full_scan_reports() -> None:
