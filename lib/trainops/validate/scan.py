@@ -20,7 +20,8 @@ class Scan:
 
     Args:
         strings: every string value (mapping keys left out), in no defined order.
-        envs: the value of every ``env`` key, whatever its type (container ``env`` lists among them).
+        envs: the value of every ``env`` key but null, whatever its type (container ``env`` lists
+            among them).
         huge: some integer lies outside the signed 64-bit range.
     """
 
