@@ -23,10 +23,10 @@ from pathlib import Path
 
 import atheris
 
-from conftest import SAMPLE
-
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "fuzz-out"
+#: The sample repository, whose generated/ tree seeds the corpus (run as a script: no conftest here).
+SAMPLE = REPO / "examples" / "ml-platform"
 
 with atheris.instrument_imports(include=["trainops"]):
     from trainops.core import rules
