@@ -9,6 +9,7 @@ the output parsers map each tool's lines to the right documents.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -304,7 +305,9 @@ def test_import_floor_is_part_of_what_validate_imports(tmp_path: Path) -> None:
         f"missing = [m for m in {FLOOR_MODULES!r} if m not in sys.modules]\n"
         "print(code, missing)\n"
     )
-    run = run_measured([sys.executable, "-c", code], tmp_path / "out.txt", interval=None)
+    # as a user runs it: the schema cache in its default place (TRAINOPS_CACHE_DIR spares platformdirs)
+    env = {k: v for k, v in os.environ.items() if k != "TRAINOPS_CACHE_DIR"}
+    run = run_measured([sys.executable, "-c", code], tmp_path / "out.txt", env=env, interval=None)
     assert run.stdout.read_text(encoding="utf-8").splitlines()[-1] == "0 []"
 
 
