@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import chain
 
 from trainops.core.errors import UsageError
 from trainops.core.findings import Finding, Result
@@ -196,14 +195,8 @@ def validate_parallel(
     _WORKER = (registry, options)
     results: list[_UnitResult] = []
     try:
-        # The first unit runs here, before the fork: the schemas, CEL programs and list-map tables
-        # of the kinds it holds are then built once, in this process, and every worker inherits them.
         for done, (_, unit_result) in enumerate(
-            chain(
-                [(0, _run_unit(units[0]))] if units else [],
-                fork_map(_run_unit, units[1:], workers, initializer=_init_worker),
-            ),
-            start=1,
+            fork_map(_run_unit, units, workers, initializer=_init_worker), start=1
         ):
             results.append(unit_result)
             if progress:
