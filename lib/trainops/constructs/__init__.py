@@ -26,6 +26,7 @@ from trainops.constructs.inference_service import InferenceService
 from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
+from trainops.constructs.llm_server import LLMEngine, LLMServer
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
@@ -72,6 +73,8 @@ __all__ = [
     "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
+    "LLMEngine",
+    "LLMServer",
     "LimitRange",
     "LocalQueue",
     "MPIJob",
