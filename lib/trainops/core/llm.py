@@ -130,7 +130,7 @@ def tokens(command: Sequence[object], *, variables: Mapping[str, str] = {}) -> l
             lexer = shlex.shlex(item, posix=True, punctuation_chars=";&|()")
             lexer.whitespace_split = True
             try:
-                words.extend(lexer)
+                words.extend(list(lexer))
             except ValueError:  # an unbalanced quote: split on blanks
                 words.extend(item.split())
         else:
