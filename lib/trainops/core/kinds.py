@@ -552,6 +552,10 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
             _template("spec", "leaderWorkerTemplate", "workerTemplate"),
         ),
         wrappable=True,
+        health=HealthScript(
+            "leaderworkerset.x-k8s.io/LeaderWorkerSet.lua",
+            "kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go LeaderWorkerSet conditions",
+        ),
     ),
     # Kubeflow Notebook ``NotebookSpec.Template`` (kubeflow/kubeflow ``notebook_types.go``).
     KindInfo("kubeflow.org", "Notebook", pod_specs=(_template("spec", "template"),)),
