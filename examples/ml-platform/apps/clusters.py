@@ -54,7 +54,8 @@ GPU_STAGING = replace(
 )
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
-#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
+#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas, KServe v0.20 and the
+#: LeaderWorkerSet controller v0.10 (multi-node LLM servers). The same
 #: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``.
 GPU_NEXT = Cluster(
     name="gpu-next",
@@ -67,6 +68,7 @@ GPU_NEXT = Cluster(
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
         "kserve": "v0.20.0",
+        "lws": "v0.10.0",
     },
     storage_classes={"default": "gp3", "shared": "efs-sc"},
     gpu_resource="nvidia.com/gpu",
