@@ -68,7 +68,9 @@ def build(chart: Chart, cluster: Cluster) -> None:
         "Alerts",
         cluster=cluster,
         name=f"{MODEL}-slo",
-        groups=[RuleGroup(f"{MODEL}-slo", llm_alerts(selector={"namespace": NAMESPACE, "model_name": MODEL}))],
+        groups=[
+            RuleGroup(f"{MODEL}-slo", llm_alerts(selector={"namespace": NAMESPACE, "model_name": MODEL}))
+        ],
     )
     GrafanaDashboard(
         chart,
