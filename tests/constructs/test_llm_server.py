@@ -156,6 +156,19 @@ def test_sglang_on_one_node(chart: Any, synth: Any, cluster: Cluster) -> None:
     assert doc["metadata"]["annotations"]["trainops.dev/model-size"] == "16Gi"
 
 
+def test_sglang_on_several_nodes(chart: Any, synth: Any, cluster: Cluster) -> None:
+    _server(chart, cluster, image="lmsysorg/sglang:v0.4.6.post1", engine=SGLANG, gpus_per_node=4, nodes=2)
+    _, doc = _load(synth, chart, "LeaderWorkerSet/llama")
+    template = doc["spec"]["leaderWorkerTemplate"]
+    leader, worker = _main(template["leaderTemplate"]["spec"]), _main(template["workerTemplate"]["spec"])
+    # As kubernetes-sigs/lws docs/examples/sglang: every rank runs the server; only the leader serves HTTP.
+    command = parse_server(leader["command"], variables={"LWS_GROUP_SIZE": "2"})
+    assert command is not None and (command.engine, command.gpus, command.nodes) == ("sglang", 8, 2)
+    assert worker["command"] == leader["command"]
+    assert "--node-rank" in worker["command"] and "readinessProbe" not in worker
+    assert webhook_issues(doc) == []
+
+
 def test_expose_monitor_and_autoscale(chart: Any, synth: Any, cluster: Cluster) -> None:
     server = _server(chart, cluster, gpus_per_node=8, nodes=2)
     service = server.expose()
@@ -213,7 +226,6 @@ def test_alerts_and_dashboard_build(chart: Any, synth: Any, cluster: Cluster) ->
         ({"gpus_per_node": 4, "args": ["-tp", "8"]}, r"LLMServer args: '-tp' is set by the construct"),
         ({"args": ["--tensor_parallel_size=2"]}, r"'--tensor_parallel_size=2' is set by the construct"),
         ({"args": ["--port", "9000"]}, r"'--port' is set by the construct"),
-        ({"nodes": 2, "engine": SGLANG}, r"LLMServer nodes=2: engine sglang is served on one node here"),
         ({"model_uri": None}, r"give exactly one model source"),
         (
             {"model_image": "registry.example.com/m:1"},

@@ -4,6 +4,7 @@ Deployment on one node, a LeaderWorkerSet over several, or a KServe LLMInference
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -59,6 +60,8 @@ VOLUME_MODEL_DIR, FETCHED_MODEL_DIR = "/models", "/mnt/models"
 STARTUP_PERIOD = 10
 #: Ray's GCS port on the leader (``ray start --head --port``), which vLLM workers join.
 RAY_PORT = 6379
+#: The port of SGLang's leader that the other ranks rendezvous at (``--dist-init-addr``), as the LWS example.
+SGLANG_DIST_PORT = 20000
 #: The first KServe release serving LLMInferenceService ``v1alpha2``.
 LLMISVC_SINCE: Final = (0, 20, 0)
 #: The ``app.kubernetes.io/component`` label of the leader and worker pods of a LeaderWorkerSet.
@@ -79,14 +82,12 @@ class LLMEngine:
         readiness_path: HTTP path answering 200 once the model is served.
         liveness_path: HTTP path answering 200 while the engine is healthy.
         metrics: its Prometheus metric names (on ``/metrics`` of the API port).
-        multi_node: whether :class:`LLMServer` can spread it over several nodes (a LeaderWorkerSet).
     """
 
     name: Literal["vllm", "sglang"]
     readiness_path: str
     liveness_path: str
     metrics: LLMMetrics
-    multi_node: bool
 
     def command(
         self, model: str, served: str, port: int, tensor: int, pipeline: int, extra: Sequence[str]
@@ -112,10 +113,10 @@ class LLMEngine:
 #: vLLM's OpenAI-compatible server (``vllm serve``): ``GET /health`` answers 200 while the engine
 #: runs, ``GET /v1/models`` once the model is served. Source: vllm-project/vllm
 #: ``vllm/entrypoints/openai/api_server.py``; https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
-VLLM = LLMEngine("vllm", "/v1/models", "/health", VLLM_METRICS, multi_node=True)
-#: SGLang (``python3 -m sglang.launch_server``), one node only here. Source: sgl-project/sglang
+VLLM = LLMEngine("vllm", "/v1/models", "/health", VLLM_METRICS)
+#: SGLang (``python3 -m sglang.launch_server``; across nodes ``--nnodes``/``--node-rank``). Source: sgl-project/sglang
 #: ``python/sglang/srt/entrypoints/http_server.py`` (``/health``, ``/v1/models``).
-SGLANG = LLMEngine("sglang", "/v1/models", "/health", SGLANG_METRICS, multi_node=False)
+SGLANG = LLMEngine("sglang", "/v1/models", "/health", SGLANG_METRICS)
 
 
 @dataclass(frozen=True)
@@ -141,8 +142,9 @@ class LLMServer(ObjectConstruct):
     * one node: an apps/v1 Deployment of ``replicas`` pods (as :class:`ModelServer` does: rolling
       update with ``maxUnavailable: 0``, spread over nodes, ``preStop`` sleep);
     * several nodes: a ``leaderworkerset.x-k8s.io/v1`` LeaderWorkerSet of ``replicas`` groups of
-      ``nodes`` pods; the leader starts a Ray head and ``vllm serve``, the workers join it (the shape of
-      kubernetes-sigs/lws ``docs/examples/vllm/GPU/lws.yaml``); a group is recreated when any pod of it
+      ``nodes`` pods; with vLLM the leader starts a Ray head and ``vllm serve``, the workers join it
+      (the shape of kubernetes-sigs/lws ``docs/examples/vllm/GPU/lws.yaml``), with SGLang every pod runs
+      the server with its rank (``docs/examples/sglang/lws.yaml``); a group is recreated when any pod of it
       restarts (``RecreateGroupOnPodRestart``); the cluster must list ``lws`` in ``operators``;
     * ``form="LLMInferenceService"``: a ``serving.kserve.io/v1alpha2`` LLMInferenceService (KServe
       v0.20 or later) with ``spec.model``, ``spec.parallelism``, the ``main`` container's resources and
@@ -163,7 +165,7 @@ class LLMServer(ObjectConstruct):
         name: object name, a DNS-1035 label (a LeaderWorkerSet names its headless Service after it);
             also the selector label value.
         image: engine image with a tag or digest, e.g. ``vllm/vllm-openai:v0.8.5``.
-        engine: :data:`VLLM` or :data:`SGLANG` (one node only). Default: :data:`VLLM`.
+        engine: :data:`VLLM` or :data:`SGLANG`. Default: :data:`VLLM`.
         gpus_per_node: GPUs per pod (``cluster.gpu_resource``), the tensor-parallel size. Default: 1.
         nodes: pods per model instance, the pipeline-parallel size. Default: 1.
         replicas: model instances (pods, or LeaderWorkerSet groups) when no Autoscaler targets the
@@ -208,7 +210,7 @@ class LLMServer(ObjectConstruct):
         ValueError: a bad prop, quoting prop and value: no model source or several, parallel sizes
             that do not match the GPUs (``LLMServer tensor_parallel_size=4 × pipeline_parallel_size=2
             = 8 GPUs, but gpus_per_node=8 × nodes=2 = 16``), parallelism flags in ``args``, several
-            nodes on a cluster without ``lws`` (or with SGLang), an LLMInferenceService on a cluster
+            nodes on a cluster without ``lws``, an LLMInferenceService on a cluster
             without KServe 0.20.
 
     Source: https://docs.vllm.ai/en/latest/serving/distributed_serving.html,
@@ -416,11 +418,6 @@ class LLMServer(ObjectConstruct):
             return form
         if self._nodes == 1:
             return "Deployment"
-        if not self._engine.multi_node:
-            raise ValueError(
-                f"{_KIND} nodes={self._nodes}: engine {self._engine.name} is served on one node here; "
-                "use VLLM for a multi-node server"
-            )
         if not cluster.has_operator("lws"):
             raise ValueError(
                 f"{_KIND} nodes={self._nodes}: a multi-node server is a LeaderWorkerSet, but cluster "
@@ -561,37 +558,52 @@ class LLMServer(ObjectConstruct):
     def _leader_worker_set(
         self, main: dict[str, Any], pod: dict[str, Any], serve: list[str], annotations: Mapping[str, str]
     ) -> dict[str, Any]:
-        """The LWS of ``docs/examples/vllm/GPU/lws.yaml``: the leader starts the Ray head, waits for the
-        group (``LWS_GROUP_SIZE``) and serves; each worker joins the leader's Ray head."""
+        """The LWS of kubernetes-sigs/lws ``docs/examples/vllm/GPU/lws.yaml``: the leader starts the Ray
+        head, waits for the group (``LWS_GROUP_SIZE``) and serves; each worker joins the leader's Ray
+        head. SGLang as ``docs/examples/sglang/lws.yaml``: every pod runs the server with its rank
+        (``LWS_WORKER_INDEX``) and the leader's address; only the leader serves HTTP."""
         self._kind, self._api = "LeaderWorkerSet", "leaderworkerset.x-k8s.io/v1"
         base = {k: v for k, v in self._selector.items() if k != COMPONENT}
         leader_labels = {**self._selector, **self._labels}
         worker_labels = {**base, COMPONENT: "worker", **self._labels}
-        ray_port = {"name": "ray", "containerPort": RAY_PORT, "protocol": "TCP"}
-        head = f"bash {RAY_SCRIPT} leader --ray_cluster_size=$(LWS_GROUP_SIZE) && exec " + " ".join(
-            [*serve, "--distributed-executor-backend", "ray"]
-        )
-        leader = {**main, "command": ["sh", "-c", head], "ports": [*main["ports"], ray_port]}
-        join = f"bash {RAY_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"
-        ray_check = ["sh", "-c", f'ray health-check --address "$LWS_LEADER_ADDRESS:{RAY_PORT}"']
         worker = {
             key: value
             for key, value in main.items()
             if key not in ("ports", "readinessProbe", "livenessProbe", "startupProbe", "lifecycle")
         }
-        worker["command"] = ["sh", "-c", join]
-        worker["readinessProbe"] = {
-            "exec": {"command": ray_check},
-            "periodSeconds": 10,
-            "timeoutSeconds": 5,
-            "failureThreshold": 3,
-        }
-        worker["livenessProbe"] = {
-            "exec": {"command": ray_check},
-            "periodSeconds": 30,
-            "timeoutSeconds": 10,
-            "failureThreshold": 3,
-        }
+        if self._engine.name == "sglang":
+            group = [
+                "--dist-init-addr",
+                f"$(LWS_LEADER_ADDRESS):{SGLANG_DIST_PORT}",
+                "--nnodes",
+                "$(LWS_GROUP_SIZE)",
+                "--node-rank",
+                "$(LWS_WORKER_INDEX)",
+            ]
+            dist_port = {"name": "dist", "containerPort": SGLANG_DIST_PORT, "protocol": "TCP"}
+            leader = {**main, "command": [*serve, *group], "ports": [*main["ports"], dist_port]}
+            worker["command"] = [*serve, *group]
+        else:
+            ray_port = {"name": "ray", "containerPort": RAY_PORT, "protocol": "TCP"}
+            head = f"bash {RAY_SCRIPT} leader --ray_cluster_size=$(LWS_GROUP_SIZE) && exec " + shlex.join(
+                [*serve, "--distributed-executor-backend", "ray"]
+            )
+            leader = {**main, "command": ["sh", "-c", head], "ports": [*main["ports"], ray_port]}
+            join = f"bash {RAY_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"
+            ray_check = ["sh", "-c", f'ray health-check --address "$LWS_LEADER_ADDRESS:{RAY_PORT}"']
+            worker["command"] = ["sh", "-c", join]
+            worker["readinessProbe"] = {
+                "exec": {"command": ray_check},
+                "periodSeconds": 10,
+                "timeoutSeconds": 5,
+                "failureThreshold": 3,
+            }
+            worker["livenessProbe"] = {
+                "exec": {"command": ray_check},
+                "periodSeconds": 30,
+                "timeoutSeconds": 10,
+                "failureThreshold": 3,
+            }
         leader_pod = {**pod, "containers": [leader, *pod["containers"][1:]]}
         worker_pod = {**pod, "containers": [worker, *pod["containers"][1:]]}
         return {
