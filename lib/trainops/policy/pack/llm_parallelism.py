@@ -11,8 +11,10 @@ Options: none (GPU resource names come from the cluster facts).
 Default: enabled, level error. Checked: every container whose command line starts a vLLM server
 (``vllm serve``, ``python3 -m vllm.entrypoints.openai.api_server``) or an SGLang server
 (``python3 -m sglang.launch_server``), also inside ``sh -c`` scripts, against its own GPUs, and on a
-LeaderWorkerSet the leader's (``$(LWS_GROUP_SIZE)`` is the group size) against the group's; sizes
-that are not numbers and pods without GPUs (CPU or TPU engines) are skipped.
+LeaderWorkerSet the leader's (``$(LWS_GROUP_SIZE)`` is the group size) against the group's; for a
+KServe LLMInferenceService (or its config), whose engine command KServe writes from
+``spec.parallelism``, every ``template`` and ``worker`` pod against ``tensor`` (× ``dataLocal``) GPUs.
+Sizes that are not numbers and pods without GPUs (CPU or TPU engines) are skipped.
 
 PASS:
 
@@ -57,7 +59,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-from trainops.core.findings import Issue, Level
+from trainops.core.findings import Issue, Level, json_path
 from trainops.core.kinds import PodSite, group_kind
 from trainops.core.llm import ServerCommand, parse_server
 from trainops.core.rules import register
@@ -72,6 +74,9 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 LWS: Final = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+KSERVE: Final = frozenset(
+    {("serving.kserve.io", "LLMInferenceService"), ("serving.kserve.io", "LLMInferenceServiceConfig")}
+)
 
 
 def server_command(container: Container, variables: Mapping[str, str] = {}) -> ServerCommand | None:
@@ -92,8 +97,12 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     """Each server's parallel sizes against the GPUs of its pod, or of its LeaderWorkerSet group."""
     gpus = ctx.facts.gpu_resources
     sites = pod_templates(obj)
-    if group_kind(obj) == LWS:
+    key = group_kind(obj)
+    if key == LWS:
         yield from _group(obj, sites, gpus)
+        return
+    if key in KSERVE:
+        yield from _kserve(obj, sites, gpus)
         return
     for site in sites:
         for container in containers(site, ephemeral=False):
@@ -140,6 +149,33 @@ def _group(obj: dict[str, Any], sites: list[PodSite], gpus: tuple[str, ...]) -> 
                 f"of size {size} has {_show(have)} ({pods})",
                 ID,
             )
+
+
+def _kserve(obj: dict[str, Any], sites: list[PodSite], gpus: tuple[str, ...]) -> Iterator[Issue]:
+    """KServe's LLMInferenceService (and its config) builds the engine command from
+    ``spec.parallelism`` (and ``spec.prefill.parallelism``): every pod of ``template`` and ``worker``
+    holds ``tensor`` GPUs, ``tensor × dataLocal`` with data parallelism (``data / dataLocal`` pods,
+    kserve ``pkg/apis/serving/v1alpha2/llm_inference_service_types_func.go`` ``ParallelismSpec.GetSize``)."""
+    for prefix in (("spec",), ("spec", "prefill")):
+        parallelism = dig(obj, *prefix, "parallelism")
+        if not isinstance(parallelism, dict):
+            continue
+        tensor, local = parallelism.get("tensor", 1), parallelism.get("dataLocal", 1)
+        if type(tensor) is not int or type(local) is not int or tensor < 1 or local < 1:
+            continue
+        wanted = tensor * local
+        shape = f"tensor {tensor}" + (f" × dataLocal {local}" if "dataLocal" in parallelism else "")
+        for site in sites:
+            if site.parts[:-1] != prefix or site.parts[-1] not in ("template", "worker"):
+                continue
+            have = pod_gpus(site, gpus)
+            if have and have != wanted:
+                yield Issue(
+                    site.parts,
+                    f"{json_path((*prefix, 'parallelism'))[2:]} {shape} = {wanted} GPUs per pod, but the "
+                    f"{site.parts[-1]} pod has {_show(have)}",
+                    ID,
+                )
 
 
 def _show(count: Fraction) -> str:
