@@ -53,6 +53,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         image="vllm/vllm-openai:v0.8.5",
         gpus_per_node=8,
         nodes=2,
+        replicas=1,  # one 16-GPU instance: the team's whole GPU quota
         cpu="32",
         memory="256Gi",
         model_volume=models,

@@ -15,7 +15,9 @@ from trainops.constructs._core.emission import Emitted, remove_op
 from trainops.constructs._core.kueue import _release as release_of
 from trainops.constructs._core.pod import (
     SHM_PATH,
+    SHM_VOLUME,
     TMP_PATH,
+    TMP_VOLUME,
     Mount,
     check_access,
     container_security_context,
@@ -62,6 +64,8 @@ STARTUP_PERIOD = 10
 RAY_PORT = 6379
 #: The port of SGLang's leader that the other ranks rendezvous at (``--dist-init-addr``), as the LWS example.
 SGLANG_DIST_PORT = 20000
+#: The ``/dev/shm`` volume of KServe's LLMInferenceServiceConfig templates, which an override resizes.
+KSERVE_SHM_VOLUME = "dshm"
 #: The first KServe release serving LLMInferenceService ``v1alpha2``.
 LLMISVC_SINCE: Final = (0, 20, 0)
 #: The ``app.kubernetes.io/component`` label of the leader and worker pods of a LeaderWorkerSet.
@@ -169,7 +173,7 @@ class LLMServer(ObjectConstruct):
         gpus_per_node: GPUs per pod (``cluster.gpu_resource``), the tensor-parallel size. Default: 1.
         nodes: pods per model instance, the pipeline-parallel size. Default: 1.
         replicas: model instances (pods, or LeaderWorkerSet groups) when no Autoscaler targets the
-            server. Default: 1.
+            server; two survive the loss of one (the ``high-availability`` rule). Default: 2.
         model_name: the served model name (the OpenAI ``model`` field, ``--served-model-name``).
             Default: ``name``.
         model_volume: a ``VolumeClaim`` or claim name holding the model, mounted read-only at
@@ -229,7 +233,7 @@ class LLMServer(ObjectConstruct):
         engine: LLMEngine = VLLM,
         gpus_per_node: int = 1,
         nodes: int = 1,
-        replicas: int = 1,
+        replicas: int = 2,
         model_name: str | None = None,
         model_volume: ClaimSource | str | None = None,
         model_subpath: str | None = None,
@@ -632,10 +636,17 @@ class LLMServer(ObjectConstruct):
     def _llmisvc(
         self, main: dict[str, Any], pod: dict[str, Any], annotations: Mapping[str, str]
     ) -> dict[str, Any]:
-        """KServe builds the pods from its well-known LLMInferenceServiceConfig; the spec gives the model,
-        the parallelism and what the ``main`` container and its pod override."""
+        """KServe builds the pods from its well-known LLMInferenceServiceConfig
+        (``config/llmisvcconfig/config-llm-template.yaml``) and fetches the model itself; the spec gives
+        the model, the parallelism and what the ``main`` container and its pod override: resources,
+        probes, security, and the config's ``dshm`` memory emptyDir at ``/dev/shm`` (1 GiB there,
+        resized here) with ``/tmp`` for the read-only root filesystem."""
         self._kind, self._api = "LLMInferenceService", "serving.kserve.io/v1alpha2"
+        scratch = {SHM_VOLUME: KSERVE_SHM_VOLUME, TMP_VOLUME: TMP_VOLUME}
         container = {k: v for k, v in main.items() if k not in ("image", "ports", "volumeMounts")}
+        container["volumeMounts"] = [
+            {**m, "name": scratch[m["name"]]} for m in main["volumeMounts"] if m["name"] in scratch
+        ]
         for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
             # KServe's vLLM serves TLS on 8000 (the upstream samples probe it with scheme HTTPS).
             container[probe] = {
@@ -648,6 +659,9 @@ class LLMServer(ObjectConstruct):
             if k not in ("volumes", "initContainers", "containers", "shareProcessNamespace")
         }
         template["containers"] = [container]
+        template["volumes"] = [
+            {**v, "name": scratch[v["name"]]} for v in pod["volumes"] if v["name"] in scratch
+        ]
         spec: dict[str, Any] = {
             "model": {"uri": self._model_uri, "name": self._model_name},
             "replicas": self._replicas,
@@ -846,7 +860,7 @@ def _modelcar(image: str, *, init: bool) -> dict[str, Any]:
     else:
         script = f"ln -sf /proc/$$$$/root/models {FETCHED_MODEL_DIR} && sleep infinity"
         name, mounts = "modelcar", [{"name": "model", "mountPath": FETCHED_MODEL_DIR.rsplit("/", 1)[0]}]
-    return {
+    container: dict[str, Any] = {
         "name": name,
         "image": image,
         "command": ["sh", "-c", script],
@@ -854,6 +868,11 @@ def _modelcar(image: str, *, init: bool) -> dict[str, Any]:
         "securityContext": container_security_context(),
         "volumeMounts": mounts,
     }
+    if not init:  # the link stays in place while the sidecar lives
+        check = {"exec": {"command": ["test", "-d", f"{FETCHED_MODEL_DIR}/"]}, "timeoutSeconds": 5}
+        container["readinessProbe"] = {**check, "periodSeconds": 10}
+        container["livenessProbe"] = {**check, "periodSeconds": 30}
+    return container
 
 
 def _bytes(size: int) -> str:
