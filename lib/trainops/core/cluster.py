@@ -23,6 +23,10 @@ OperatorName = Literal[
     "prometheus-operator",
     "argo-cd",
     "jobset",
+    "seldon-core",
+    "podgroup",
+    "argo-rollouts",
+    "lws",
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
