@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import SAMPLE
 from trainops.constructs import (
     GrafanaDashboard,
     LLMServer,
@@ -279,3 +280,20 @@ def test_kserve_owns_services_and_scaling(chart: Any, cluster: Cluster) -> None:
         server.expose()
     with pytest.raises(ValueError, match=r"KServe scales an LLMInferenceService"):
         server.autoscale(chart, "Autoscaler")
+
+
+def test_sample_serves_a_two_node_vllm() -> None:
+    """The sample repository's ``llm-serving`` app on gpu-next: a LeaderWorkerSet of vLLM over Ray on
+    2 × 8 GPUs that the LWS webhook accepts, and the ServiceMonitor scraping its leader."""
+    folder = SAMPLE / "generated" / "gpu-next" / "llm-serving"
+    lws = yaml.safe_load((folder / "leaderworkerset_llama-3-1-70b.yaml").read_text(encoding="utf-8"))
+    monitor = yaml.safe_load((folder / "servicemonitor_llama-3-1-70b.yaml").read_text(encoding="utf-8"))
+    template = lws["spec"]["leaderWorkerTemplate"]
+    leader = template["leaderTemplate"]
+    command = parse_server(
+        _main(leader["spec"])["command"], variables={"LWS_GROUP_SIZE": str(template["size"])}
+    )
+    assert command is not None and (command.engine, command.tensor, command.pipeline) == ("vllm", 8, 2)
+    assert template["size"] * _gpus(leader["spec"]) == 16
+    assert webhook_issues(lws) == []
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= leader["metadata"]["labels"].items()

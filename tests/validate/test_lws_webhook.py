@@ -269,3 +269,40 @@ def test_disaggregated_set_rejections(
 )
 def test_other_documents_give_nothing(data: Any) -> None:
     assert webhook_issues(data) == []
+
+
+BAD_LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+  namespace: llm
+spec:
+  replicas: 2
+  rolloutStrategy:
+    type: RollingUpdate
+    rollingUpdateConfiguration:
+      maxUnavailable: 0
+  leaderWorkerTemplate:
+    size: 0
+    workerTemplate:
+      spec:
+        containers:
+        - name: main
+          image: vllm/vllm-openai:v0.8.5
+"""
+
+
+@needs_shared
+def test_validate_reports_what_the_webhook_rejects(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "lws.yaml"
+    path.write_text(BAD_LWS, encoding="utf-8")
+    run = cli("validate", "--cluster", "gpu-next", "--format", "text", str(path))
+    assert run.code == 1
+    assert run.out.splitlines()[:2] == [
+        f"{path}:11: LeaderWorkerSet/vllm $.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable: "
+        "maxUnavailable 0 and maxSurge 0 are both 0 for 2 replicas: maxUnavailable must not be 0 when "
+        "`maxSurge` is 0 [lws-webhook]",
+        f"{path}:13: LeaderWorkerSet/vllm $.spec.leaderWorkerTemplate.size: size 0 must be equal or greater "
+        "than 1 [lws-webhook]",
+    ]
