@@ -224,6 +224,11 @@ def test_alerts_and_dashboard_build(chart: Any, synth: Any, cluster: Cluster) ->
             r"LLMServer tensor_parallel_size=4 × pipeline_parallel_size=2 = 8 GPUs, but gpus_per_node=8 × "
             r"nodes=2 = 16",
         ),
+        (
+            {"gpus_per_node": 8, "nodes": 2, "tensor_parallel_size": 4, "pipeline_parallel_size": 4},
+            r"LLMServer tensor_parallel_size=4 × pipeline_parallel_size=4: tensor parallelism spans the GPUs "
+            r"of a node \(gpus_per_node=8\)",
+        ),
         ({"gpus_per_node": 4, "args": ["-tp", "8"]}, r"LLMServer args: '-tp' is set by the construct"),
         ({"args": ["--tensor_parallel_size=2"]}, r"'--tensor_parallel_size=2' is set by the construct"),
         ({"args": ["--port", "9000"]}, r"'--port' is set by the construct"),

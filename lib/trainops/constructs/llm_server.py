@@ -187,8 +187,9 @@ class LLMServer(ObjectConstruct):
         model_credentials_secret: Secret whose keys become the storage initializer's environment.
             Default: none.
         model_size: the weights' size in bytes as a quantity, e.g. ``"140Gi"``; scales the startup
-            probe and sizes the download emptyDir. Default: guessed from the model's name (its
-            parameter count × 2 bytes, :func:`trainops.core.llm.model_bytes`), else unknown.
+            probe and sizes the download emptyDir. Default: guessed from the model's URI, image,
+            subpath or name (its parameter count × 2 bytes, :func:`trainops.core.llm.model_bytes`), else
+            unknown.
         startup_seconds: the startup window. Default: from the model size.
         cpu: cpu cores per pod (requests = limits). Default: ``"8"``.
         memory: memory per pod (requests = limits). Default: ``"64Gi"``.
@@ -304,7 +305,7 @@ class LLMServer(ObjectConstruct):
             raise ValueError(
                 f"{_KIND} pre_stop_seconds={pre_stop_seconds!r}: must be less than termination_grace_seconds={grace}"
             )
-        self._size = self._model_size(model_size, model_uri, model_image)
+        self._size = self._model_size(model_size, model_uri, model_image, model_subpath)
         startup = (
             require_whole(_KIND, "startup_seconds", startup_seconds, minimum=STARTUP_PERIOD)
             if startup_seconds is not None
@@ -403,6 +404,12 @@ class LLMServer(ObjectConstruct):
             if pipeline is None
             else require_whole(_KIND, "pipeline_parallel_size", pipeline, minimum=1)
         )
+        if (tp, pp) != (self._gpus, self._nodes) and tp * pp == self._gpus * self._nodes:
+            raise ValueError(
+                f"{_KIND} tensor_parallel_size={tp} × pipeline_parallel_size={pp}: tensor parallelism spans "
+                f"the GPUs of a node (gpus_per_node={self._gpus}), pipeline parallelism the nodes "
+                f"(nodes={self._nodes})"
+            )
         if (tp, pp) != (self._gpus, self._nodes):
             raise ValueError(
                 f"{_KIND} tensor_parallel_size={tp} × pipeline_parallel_size={pp} = {tp * pp} GPUs, but "
@@ -429,11 +436,13 @@ class LLMServer(ObjectConstruct):
             )
         return "LeaderWorkerSet"
 
-    def _model_size(self, size: str | None, uri: str | None, image: str | None) -> int | None:
+    def _model_size(
+        self, size: str | None, uri: str | None, image: str | None, subpath: str | None
+    ) -> int | None:
         if size is not None:
             quantity = require_quantity(_KIND, "model_size", size, whole_bytes=True)
             return int(quantity.value)
-        for source in (uri, image, self._model_name):
+        for source in (uri, image, subpath, self._model_name):
             if isinstance(source, str) and (guess := model_bytes(source.rstrip("/"))) is not None:
                 return guess
         return None
