@@ -43,6 +43,7 @@ from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.runtime_presets import runtime_preset
 from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
@@ -127,4 +128,5 @@ __all__ = [
     "VolumeClaim",
     "WorkloadPriorityClass",
     "XGBoostJob",
+    "runtime_preset",
 ]

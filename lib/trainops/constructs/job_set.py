@@ -23,11 +23,16 @@ from trainops.constructs._core.kueue import queue_labels
 from trainops.constructs._core.pod import Mount, resolve_mount
 from trainops.constructs._core.props import require_whole
 from trainops.constructs._core.protocols import ClaimSource
-from trainops.constructs._core.topology import EXCLUSIVE_TOPOLOGY, TopologyPlacement, podset_annotations
+from trainops.constructs._core.topology import (
+    EXCLUSIVE_TOPOLOGY,
+    TopologyPlacement,
+    exclusive_label,
+    podset_annotations,
+)
 from trainops.constructs.kubeflow import PodProps, ReplicaPod, scratch_paths
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE
-from trainops.core.naming import DNS1035_LABEL, qualified_name_problem
+from trainops.core.naming import DNS1035_LABEL
 
 __all__ = ["Dependency", "FailurePolicy", "FailureRule", "JobSet", "ReplicatedJob"]
 
@@ -195,7 +200,7 @@ class JobSet(ObjectConstruct):
             else {}
         )
         self._exclusive = (
-            None if exclusive_topology is None else _exclusive_label(cluster, exclusive_topology)
+            None if exclusive_topology is None else exclusive_label(_KIND, cluster, exclusive_topology)
         )
         if subdomain is not None:
             require_name(_KIND, "subdomain", subdomain, syntax=DNS1035_LABEL)
@@ -313,18 +318,3 @@ class JobSet(ObjectConstruct):
             failure=self._failure,
             network=self._network,
         )
-
-
-def _exclusive_label(cluster: Cluster, value: str) -> str:
-    """The node label of ``value``: a level of the cluster's topology, or a node label itself."""
-    level = cluster.topology.level(value) if cluster.topology is not None and isinstance(value, str) else None
-    if level is not None:
-        return level.node_label
-    problem = qualified_name_problem(value) if isinstance(value, str) else "is not a string"
-    if problem or "/" not in value:
-        known = ", ".join(cluster.topology.level_names) if cluster.topology else "none declared"
-        raise ValueError(
-            f"{_KIND} exclusive_topology={value!r}: must be a topology level of cluster {cluster.name!r} "
-            f"({known}) or a node label such as kubernetes.io/hostname"
-        )
-    return value

@@ -97,13 +97,14 @@ class JobTemplate:
 
     Args:
         name: the replicated job's name (a DNS-1035 label).
-        replicas: how many Jobs. pods: pods per Job (``parallelism`` = ``completions``).
+        replicas: how many Jobs; ``None`` leaves ``replicas`` out (1; a Trainer runtime's node count
+            comes from its ML policy). pods: pods per Job (``parallelism`` = ``completions``).
         template: the batch/v1 ``JobTemplateSpec`` (``{"metadata"?: ..., "spec": ...}``).
         depends_on: dependencies on earlier replicated jobs. Default: none.
     """
 
     name: str
-    replicas: int
+    replicas: int | None
     pods: int
     template: dict[str, Any]
     depends_on: tuple[Dependency, ...] = ()
@@ -158,7 +159,9 @@ def jobset_spec(
             if dep.status not in ("Ready", "Complete"):
                 raise ValueError(f"{owner} depends_on status={dep.status!r}: must be Ready or Complete")
         names.append(job.name)
-        entry: dict[str, Any] = {"name": job.name, "replicas": job.replicas}
+        entry: dict[str, Any] = {"name": job.name}
+        if job.replicas is not None:
+            entry["replicas"] = job.replicas
         if job.depends_on:
             entry["dependsOn"] = [{"name": d.name, "status": d.status} for d in job.depends_on]
         entry["template"] = job.template

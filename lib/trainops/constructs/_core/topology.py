@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from trainops.core.cluster import Cluster, TopologyLevel
+from trainops.core.naming import qualified_name_problem
 
 #: The pod-set annotations of Kueue Topology Aware Scheduling (``topology_types.go``).
 REQUIRED: Final = "kueue.x-k8s.io/podset-required-topology"
@@ -186,3 +187,23 @@ def podset_annotations(
         for annotations in out.values():
             annotations[GROUP_NAME] = level.name
     return out
+
+
+def exclusive_label(owner: str, cluster: Cluster, value: str) -> str:
+    """The node label of an exclusive-placement level: a level of the cluster's topology (short name
+    or node label), or a prefixed node label such as ``kubernetes.io/hostname``.
+
+    Raises:
+        ValueError: neither a declared level nor a prefixed qualified name, quoting ``owner`` and value.
+    """
+    level = cluster.topology.level(value) if cluster.topology is not None and isinstance(value, str) else None
+    if level is not None:
+        return level.node_label
+    problem = qualified_name_problem(value) if isinstance(value, str) else "is not a string"
+    if problem or "/" not in value:
+        known = ", ".join(cluster.topology.level_names) if cluster.topology else "none declared"
+        raise ValueError(
+            f"{owner} exclusive_topology={value!r}: must be a topology level of cluster {cluster.name!r} "
+            f"({known}) or a node label such as kubernetes.io/hostname"
+        )
+    return value
