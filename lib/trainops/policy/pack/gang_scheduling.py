@@ -89,17 +89,17 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     if not facts.gang_scheduler:
         if facts.kueue is None:
             return
-        where = ("metadata", "labels")
+        labels: tuple[str, ...] = ("metadata", "labels")
         if facts.kueue:
             yield Issue(
-                where,
+                labels,
                 f"job of {total} pods has no kueue.x-k8s.io/queue-name label: Kueue does not admit it and "
                 "the cluster declares no gang scheduler, so its pods may start one by one",
                 ID,
             )
         else:
             yield Issue(
-                where,
+                labels,
                 f"job of {total} pods on a cluster with neither Kueue nor a gang scheduler: its pods may start one by one",
                 ID,
             )
