@@ -16,15 +16,6 @@ from typing import Any, Final
 from trainops.core.kinds import KUBEFLOW_JOBS, Parts, PodSite, group_kind
 from trainops.policy.pods import dig, pod_annotations, pod_templates
 
-#: The pod-set annotations of Kueue Topology Aware Scheduling (kueue v0.19.2 ``topology_types.go``).
-REQUIRED: Final = "kueue.x-k8s.io/podset-required-topology"
-PREFERRED: Final = "kueue.x-k8s.io/podset-preferred-topology"
-UNCONSTRAINED: Final = "kueue.x-k8s.io/podset-unconstrained-topology"
-SLICE_REQUIRED: Final = "kueue.x-k8s.io/podset-slice-required-topology"
-SLICE_SIZE: Final = "kueue.x-k8s.io/podset-slice-size"
-GROUP_NAME: Final = "kueue.x-k8s.io/podset-group-name"
-#: Annotations that ask for a placement.
-PLACEMENT: Final = (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_REQUIRED)
 QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 _JOBSET: Final = ("jobset.x-k8s.io", "JobSet")
 _JOB: Final = ("batch", "Job")

@@ -17,21 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
 
 from trainops.core.cluster import Cluster, TopologyLevel
 from trainops.core.naming import qualified_name_problem
+from trainops.core.topology import (
+    EXCLUSIVE_TOPOLOGY,
+    GROUP_NAME,
+    PREFERRED,
+    REQUIRED,
+    SLICE_REQUIRED,
+    SLICE_SIZE,
+    UNCONSTRAINED,
+)
 
-#: The pod-set annotations of Kueue Topology Aware Scheduling (``topology_types.go``).
-REQUIRED: Final = "kueue.x-k8s.io/podset-required-topology"
-PREFERRED: Final = "kueue.x-k8s.io/podset-preferred-topology"
-UNCONSTRAINED: Final = "kueue.x-k8s.io/podset-unconstrained-topology"
-SLICE_REQUIRED: Final = "kueue.x-k8s.io/podset-slice-required-topology"
-SLICE_SIZE: Final = "kueue.x-k8s.io/podset-slice-size"
-GROUP_NAME: Final = "kueue.x-k8s.io/podset-group-name"
-#: JobSet's exclusive placement: one Job per domain of this node label (jobset ``api/jobset/v1alpha2``
-#: ``ExclusiveKey``).
-EXCLUSIVE_TOPOLOGY: Final = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+__all__ = ["EXCLUSIVE_TOPOLOGY", "TopologyPlacement", "exclusive_label", "podset_annotations"]
 
 
 @dataclass(frozen=True)

@@ -68,15 +68,8 @@ from typing import Any
 from trainops.core.findings import Issue, Level
 from trainops.core.naming import qualified_name_problem
 from trainops.core.rules import register
-from trainops.policy.placement import (
-    GROUP_NAME,
-    PREFERRED,
-    REQUIRED,
-    SLICE_REQUIRED,
-    SLICE_SIZE,
-    UNCONSTRAINED,
-    pod_sets,
-)
+from trainops.core.topology import GROUP_NAME, PREFERRED, REQUIRED, SLICE_REQUIRED, SLICE_SIZE, UNCONSTRAINED
+from trainops.policy.placement import pod_sets
 from trainops.policy.rule import Context, describe
 
 ID = "topology-placement"

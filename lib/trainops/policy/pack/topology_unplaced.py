@@ -63,8 +63,9 @@ from typing import Any
 from trainops.core.findings import Issue, Level
 from trainops.core.kinds import TRAINING_JOBS
 from trainops.core.rules import register
-from trainops.policy.placement import PLACEMENT, pod_sets, queued, total_pods
-from trainops.policy.pods import containers, gpu_count
+from trainops.core.topology import PLACEMENT
+from trainops.policy.placement import pod_sets, queued, total_pods
+from trainops.policy.pods import as_dict, containers, dig, gpu_count, quantity
 from trainops.policy.rule import Context, describe
 
 ID = "topology-unplaced"
@@ -100,10 +101,6 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
 
 def _trainer_gpus(obj: dict[str, Any], gpu_resources: tuple[str, ...]) -> bool:
     """A TrainJob's ``spec.trainer.resourcesPerNode`` asks for GPUs."""
-    resources = ((obj.get("spec") or {}).get("trainer") or {}).get("resourcesPerNode") or {}
-    limits = (
-        {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
-        if isinstance(resources, dict)
-        else {}
-    )
-    return any(str(limits.get(name, "0")) not in ("0", "") for name in gpu_resources)
+    resources = as_dict(dig(obj, "spec", "trainer", "resourcesPerNode"))
+    asked = {**as_dict(resources.get("requests")), **as_dict(resources.get("limits"))}
+    return any(quantity(asked.get(name)) for name in gpu_resources)
