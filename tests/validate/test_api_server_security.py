@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conformance.adapter import trainops_errors
+
 from conftest import EXAMPLES, SHARED, needs_shared
 from trainops.core.findings import Finding
 from trainops.schemas.registry import SchemaRegistry
