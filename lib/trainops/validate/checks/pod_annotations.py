@@ -31,7 +31,10 @@ SECCOMP_PREFIX: Final = "container.seccomp.security.alpha.kubernetes.io/"
 MIRROR_POD: Final = "kubernetes.io/config.mirror"
 DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
 #: AppArmor annotation value of each ``appArmorProfile.type`` (Localhost: ``localhost/<profile>``).
-APPARMOR_VALUES: Final = {"RuntimeDefault": "runtime/default", "Unconfined": "unconfined"}
+APPARMOR_VALUES: Final = {
+    "RuntimeDefault": frozenset({"runtime/default"}),
+    "Unconfined": frozenset({"unconfined"}),
+}
 #: Seccomp annotation values of each ``seccompProfile.type`` (``docker/default`` is the old name).
 SECCOMP_VALUES: Final = {
     "RuntimeDefault": frozenset({"runtime/default", "docker/default"}),
@@ -133,23 +136,7 @@ def _apparmor_agreement(
         if profile is None:
             continue
         where = (*item, "securityContext", "appArmorProfile")
-        kind = profile.get("type")
-        if kind in APPARMOR_VALUES and annotation != APPARMOR_VALUES[kind]:
-            issues.append(_disagree(where, "type", "apparmor", annotation, kind, "apparmor-annotation"))
-        elif kind == "Localhost":
-            if not annotation.startswith("localhost/"):
-                issues.append(_disagree(where, "type", "apparmor", annotation, kind, "apparmor-annotation"))
-            elif annotation[len("localhost/") :] != profile.get("localhostProfile"):
-                issues.append(
-                    _disagree(
-                        where,
-                        "localhostProfile",
-                        "apparmor",
-                        annotation,
-                        profile.get("localhostProfile"),
-                        "apparmor-annotation",
-                    )
-                )
+        _compare(annotation, profile, where, "apparmor", APPARMOR_VALUES, issues)
 
 
 def _syncable(annotation: str) -> bool:
@@ -180,25 +167,30 @@ def _seccomp_agreement(annotations: dict[Any, Any], parts: Parts, site: PodSite,
             )
         )
     for annotation, profile, where in pairs:
-        if type(annotation) is not str or profile is None:
-            continue
-        kind = profile.get("type")
-        if kind in SECCOMP_VALUES and annotation not in SECCOMP_VALUES[kind]:
-            issues.append(_disagree(where, "type", "seccomp", annotation, kind, "seccomp-annotation"))
-        elif kind == "Localhost":
-            if not annotation.startswith("localhost/"):
-                issues.append(_disagree(where, "type", "seccomp", annotation, kind, "seccomp-annotation"))
-            elif annotation[len("localhost/") :] != profile.get("localhostProfile"):
-                issues.append(
-                    _disagree(
-                        where,
-                        "localhostProfile",
-                        "seccomp",
-                        annotation,
-                        profile.get("localhostProfile"),
-                        "seccomp-annotation",
-                    )
-                )
+        if type(annotation) is str and profile is not None:
+            _compare(annotation, profile, where, "seccomp", SECCOMP_VALUES, issues)
+
+
+def _compare(
+    annotation: str,
+    profile: dict[str, Any],
+    where: Parts,
+    what: str,
+    values: dict[str, frozenset[str]],
+    issues: list[Issue],
+) -> None:
+    """``validateSeccompAnnotationsAndFieldsMatch`` and the AppArmor switch of
+    ``validateAppArmorAnnotationsAndFieldsMatchOnCreate``: the annotation a profile ``type`` allows
+    (``values``), ``localhost/<localhostProfile>`` for Localhost."""
+    kind, local = profile.get("type"), profile.get("localhostProfile")
+    keyword = f"{what}-annotation"
+    if kind in values and annotation not in values[kind]:
+        issues.append(_disagree(where, "type", what, annotation, kind, keyword))
+    elif kind == "Localhost":
+        if not annotation.startswith("localhost/"):
+            issues.append(_disagree(where, "type", what, annotation, kind, keyword))
+        elif annotation[len("localhost/") :] != local:
+            issues.append(_disagree(where, "localhostProfile", what, annotation, local, keyword))
 
 
 def _disagree(where: Parts, field: str, what: str, annotation: str, value: Any, keyword: str) -> Issue:
