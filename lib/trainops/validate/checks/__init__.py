@@ -19,6 +19,7 @@ from trainops.validate.checks import (
     networking_rbac,
     pod_fields,
     schema,
+    security_context,
     services_storage,
     workloads,
 )
@@ -29,6 +30,7 @@ from trainops.validate.context import Check, Family
 #: check runs those whose kinds include the document's (:func:`.api_server.check_with`).
 API_SERVER_FAMILIES: tuple[Family, ...] = (
     pod_fields.FAMILY,
+    security_context.FAMILY,
     workloads.FAMILY,
     services_storage.FAMILY,
     autoscaling_policy.FAMILY,
