@@ -8,7 +8,7 @@ from typing import Any
 
 from trainops.constructs._core.argocd import run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     container_security_context,
     env_entries,
@@ -148,10 +148,14 @@ class DataPrepJob(ObjectConstruct):
             spec["activeDeadlineSeconds"] = require_whole(
                 _KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1
             )
+        labels = queue_labels(_KIND, cluster, queue, None)
+        managed_by = multikueue_managed_by(cluster, labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
         self._name = run_once_name(base, spec)
         self.emit_object(
             {"spec": spec},
-            labels=queue_labels(_KIND, cluster, queue, None),
+            labels=labels,
             annotations=run_once_annotations(),
         )
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.emission import Emitted, replace_op
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -306,4 +306,7 @@ class TrainJob(ObjectConstruct):
             spec["activeDeadlineSeconds"] = self._deadline
         if self._initializer:
             spec["initializer"] = self._initializer
+        managed_by = multikueue_managed_by(self._cluster, self._labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
         return spec
