@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from trainops.cel.dra import selector_problem
 import yaml
 
+from trainops.cel.dra import selector_problem
 from trainops.pipeline import Target, Text, check
 from trainops.yaml.load import load_file
 
