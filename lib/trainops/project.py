@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
@@ -60,14 +60,18 @@ class Project:
         """
         return find_cluster(self.clusters, name)
 
-    def mirrors(self, app_def: AppDef, target: Cluster) -> bool:
-        """Whether ``app_def`` is rendered for ``target`` as a MultiKueue worker of a manager it targets
-        (without its run-once objects: MultiKueue sends the jobs) although it does not target ``target``
-        itself."""
-        if app_def.targets(target):
-            return False
+    def render_mode(self, app_def: AppDef, target: Cluster) -> Literal["all", "mirror"] | None:
+        """How ``app_def`` is rendered for ``target``: ``"all"`` when it targets it
+        (:meth:`AppDef.targets`), ``"mirror"`` when ``target`` is a MultiKueue worker of a manager it
+        targets (without its run-once objects: MultiKueue creates the jobs there), else ``None``. A
+        worker gets an app in full only when the app names it in ``clusters`` (an app for every
+        cluster reaches a worker through its manager)."""
         manager = multikueue_manager(self.clusters, target.name)
-        return manager is not None and app_def.targets(manager)
+        if manager is None:
+            return "all" if app_def.targets(target) else None
+        if target.name in app_def.clusters:
+            return "all"
+        return "mirror" if app_def.targets(manager) else None
 
 
 def multikueue_manager(clusters: tuple[Cluster, ...], worker: str) -> Cluster | None:

@@ -64,7 +64,7 @@ def render_objects(
         app_def: the app.
         cluster: the target.
         without_runs: leave out run-once objects (:data:`trainops.core.kinds.RUN_ONCE`): the app is
-            rendered for a MultiKueue worker of a manager it targets (:meth:`Project.mirrors`), where
+            rendered for a MultiKueue worker of a manager it targets (:meth:`Project.render_mode`), where
             MultiKueue creates the jobs. Default: ``False``.
 
     Raises:
@@ -105,15 +105,17 @@ def render_objects(
 
 def render_cluster(project: Project, target: Cluster) -> list[AppResult]:
     """Render every app that targets ``target``, in declaration order; on a MultiKueue worker also
-    the apps of its manager, without their run-once objects (:meth:`Project.mirrors`)."""
+    the apps of its manager, without their run-once objects (:meth:`Project.render_mode`)."""
     results = []
     for app_def in project.apps.values():
-        mirrored = project.mirrors(app_def, target)
-        if not (mirrored or app_def.targets(target)):
+        mode = project.render_mode(app_def, target)
+        if mode is None:
             continue
         start = time.perf_counter()
-        objects = render_objects(app_def, target, without_runs=mirrored)
-        if mirrored and not objects:  # only jobs: nothing runs on the worker but what MultiKueue sends
+        objects = render_objects(app_def, target, without_runs=mode == "mirror")
+        if (
+            mode == "mirror" and not objects
+        ):  # only jobs: nothing runs on the worker but what MultiKueue sends
             continue
         files = {name: dump_document(obj) for name, obj in objects.items()}
         results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
