@@ -238,8 +238,12 @@ def _claims_something(spec: dict[str, Any]) -> bool:
     if "resourceClaims" in spec:
         return True
     for field in CONTAINER_FIELDS:
-        for container in spec.get(field) or ():
-            if isinstance(container, dict) and "claims" in (container.get("resources") or {}):
+        containers = spec.get(field)
+        if not isinstance(containers, list):
+            continue
+        for container in containers:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if isinstance(resources, dict) and "claims" in resources:
                 return True
     return False
 
