@@ -55,6 +55,7 @@ from typing import Any
 from trainops.core.findings import Issue, Level
 from trainops.core.kinds import KUBEFLOW_JOBS, KindGroup, group_kind
 from trainops.core.rules import register
+from trainops.policy.pack.kueue_queue import QUEUE_LABEL
 from trainops.policy.pods import labels_of
 from trainops.policy.rule import Context, describe
 
@@ -69,7 +70,6 @@ CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
 
