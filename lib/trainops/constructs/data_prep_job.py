@@ -68,6 +68,7 @@ class DataPrepJob(ObjectConstruct):
         backoff_limit: retries before the Job fails. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (Kueue manages batch/v1 Jobs too), or ``None``. Default: ``None``.
+            On a MultiKueue manager a queued job gets ``spec.managedBy: kueue.x-k8s.io/multikueue``.
 
     Raises:
         ValueError: a bad prop (quoting prop and value), e.g. a source that is not a URI.

@@ -86,6 +86,7 @@ class TrainJob(ObjectConstruct):
             has several GPUs or nodes, else none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+            On a MultiKueue manager a queued job gets ``spec.managedBy: kueue.x-k8s.io/multikueue``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the TrainJob. Default: none.
         dataset_uri: a dataset the runtime's dataset initializer downloads before training
