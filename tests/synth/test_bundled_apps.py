@@ -21,6 +21,7 @@ APP_NAMES = [
     "data-prep",
     "tf-ps-worker",
     "mpi-horovod",
+    "mpi-dra",
     "xgboost-paddle",
     "katib-hpo",
     "team-queues",

@@ -19,7 +19,7 @@ from trainops.constructs._core.jobset import (
     SuccessOperator,
     jobset_spec,
 )
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import Mount, resolve_mount
 from trainops.constructs._core.props import require_whole
 from trainops.constructs._core.protocols import ClaimSource
@@ -300,8 +300,11 @@ class JobSet(ObjectConstruct):
         }
 
     def _spec(self) -> dict[str, Any]:
+        """The JobSet spec, with ``managedBy: kueue.x-k8s.io/multikueue`` when the job is queued on a
+        MultiKueue manager (:func:`~trainops.constructs._core.kueue.multikueue_managed_by`; JobSet
+        v0.12.0 ``JobSetSpec.ManagedBy``)."""
         operator, targets = self._success
-        return jobset_spec(
+        spec = jobset_spec(
             _KIND,
             [
                 JobTemplate(
@@ -318,3 +321,7 @@ class JobSet(ObjectConstruct):
             failure=self._failure,
             network=self._network,
         )
+        managed_by = multikueue_managed_by(self._cluster, self._labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
+        return spec

@@ -15,6 +15,7 @@ from trainops.validate.checks import (
     autoscaling_policy,
     cel,
     deprecated_api,
+    dra,
     list_map,
     networking_rbac,
     pod_fields,
@@ -35,6 +36,8 @@ API_SERVER_FAMILIES: tuple[Family, ...] = (
     services_storage.FAMILY,
     autoscaling_policy.FAMILY,
     networking_rbac.FAMILY,
+    dra.FAMILY,
+    dra.POD_FAMILY,
 )
 
 #: Check families in run order: later families may skip what earlier ones reported
