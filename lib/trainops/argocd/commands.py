@@ -34,7 +34,7 @@ from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.core.findings import one_line
-from trainops.core.platform import PlatformApp
+from trainops.core.platform import COMPONENT_LABEL, PlatformApp
 
 SERVER_ENV = "ARGOCD_SERVER"
 """Environment variable with the server, as the argocd CLI reads it."""
@@ -543,10 +543,6 @@ def run_health_checks(options: HealthChecksOptions) -> int:
     return EXIT_OK
 
 
-#: Label of the platform Applications naming their component (``trainops.constructs.argocd_platform``).
-PLATFORM_COMPONENT_LABEL = "trainops.dev/platform-component"
-
-
 def platform_drift(declared: PlatformApp, live: Application | None) -> str:
     """Why ``live`` (the Application Argo CD holds, ``None`` when it has none of that name) does not
     run ``declared``'s release, or ``""`` when it does.
@@ -583,7 +579,7 @@ def run_platform(
     wanted = [d for d in declared if not options.cluster or d.cluster in options.cluster]
     with _client(options.connection, env) as client:
         apps = client.list_applications(
-            selector=PLATFORM_COMPONENT_LABEL, app_namespace=options.connection.app_namespace
+            selector=COMPONENT_LABEL, app_namespace=options.connection.app_namespace
         )
     live = {app.name: app for app in apps}
     rows = [("CLUSTER", "COMPONENT", "APPLICATION", "DECLARED", "SYNCED", "STATUS")]

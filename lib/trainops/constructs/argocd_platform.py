@@ -46,12 +46,8 @@ from trainops.constructs.argocd_application import (
     IgnoreDifference,
     merge_ignores,
 )
-from trainops.core.platform import PlatformApp
+from trainops.core.platform import COMPONENT_LABEL, VERSION_LABEL, PlatformApp
 
-#: Label naming the component an Application installs (``trainops argocd platform`` selects by it).
-COMPONENT_LABEL = "trainops.dev/platform-component"
-#: Label with the component's declared release tag.
-VERSION_LABEL = "trainops.dev/platform-version"
 #: The class label value of platform Applications.
 PLATFORM_CLASS = "platform"
 #: Fields that operators and cert-manager's CA injector write after install.

@@ -17,7 +17,7 @@ depend on the cluster).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,12 @@ PLATFORM_CATALOG = Path(__file__).with_name("platform.yaml")
 #: ``TotalAnnotationSizeLimitB``): a CRD larger than this as JSON cannot be client-side applied,
 #: whose ``last-applied-configuration`` annotation holds the whole object.
 CLIENT_SIDE_APPLY_LIMIT = 262144
+#: Label on a platform Application naming the component it installs.
+COMPONENT_LABEL = "trainops.dev/platform-component"
+#: Label on a platform Application with the component's declared release tag.
+VERSION_LABEL = "trainops.dev/platform-version"
+#: Label on every Application naming the trainops cluster it delivers to.
+CLUSTER_LABEL = "trainops.dev/cluster"
 #: Kueue's integration for plain Jobs, enabled on every cluster running Kueue.
 BATCH_JOB_INTEGRATION = "batch/job"
 
@@ -420,6 +426,39 @@ def check_destinations(clusters: Sequence[Cluster]) -> None:
                     f"{cluster.argocd_server} but declare {name} {other[1]} and {version}: one cluster "
                     "runs one release of a component"
                 )
+
+
+@dataclass(frozen=True)
+class UpgradeImpact:
+    """What moving ``component`` from ``old`` to ``new`` does to the API versions objects use.
+
+    Args:
+        removed: ``apiVersion Kind`` pairs in use that ``old`` serves and ``new`` does not.
+        deprecated: pairs in use that ``new`` serves as deprecated and ``old`` did not.
+        known: both releases are catalogued (otherwise nothing can be said).
+    """
+
+    removed: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()
+    known: bool = True
+
+
+def upgrade_impact(component: str, old: str, new: str, used: Iterable[tuple[str, str]]) -> UpgradeImpact:
+    """The API versions in ``used`` (``(apiVersion, kind)`` of the cluster's objects) that the new
+    release of ``component`` removes or newly deprecates, from the catalog's ``apis`` and
+    ``deprecated`` (the served and deprecated versions of the releases' CRDs)."""
+    releases = platform_catalog().get(component)
+    if releases is None or old not in releases.releases or new not in releases.releases:
+        return UpgradeImpact(known=False)
+    before, after = releases.releases[old], releases.releases[new]
+    pairs = sorted(set(used))
+    removed = tuple(f"{api} {kind}" for api, kind in pairs if api in before.apis and api not in after.apis)
+    deprecated = tuple(
+        f"{api} {kind}"
+        for api, kind in pairs
+        if f"{api} {kind}" in after.deprecated and f"{api} {kind}" not in before.deprecated
+    )
+    return UpgradeImpact(removed, deprecated)
 
 
 # --- Helm values from cluster facts ------------------------------------------------------------
