@@ -18,7 +18,9 @@ EXTERNAL = (ExternalObject("Secret", "dataset-s3-readonly", "ml-training"),)
 #: The bundled example target: a GPU cluster with NAS file storage (the seed scenarios run on
 #: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
 #: Seldon Core v1.17.1 (the last Apache-2.0 release) for the legacy ``seldon-legacy`` app.
-#: Protected: Argo CD syncs it from the release tag only (move the tag to promote).
+#: Protected: Argo CD syncs it from the release tag only (move the tag to promote). Every operator
+#: listed is also installed by Argo CD from its upstream release (generated/<cluster>/argocd/,
+#: README "Installing the platform"), the NVIDIA GPU operator included.
 GPU_PROD = Cluster(
     name="gpu-prod",
     kubernetes_version="1.34",
