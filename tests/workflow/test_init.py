@@ -81,6 +81,12 @@ def test_writes_a_complete_repository(cli: Any, tmp_path: Path) -> None:
     # synthesised at once: the platform app's namespaces, delivered by Argo CD
     assert "generated/dev/ml-platform/namespace_ml-training.yaml" in generated
     assert "generated/dev/argocd/root.yaml" in generated
+    # and the platform app for the cluster: its operators installed from their upstream releases
+    assert "generated/dev/argocd/appproject_platform-dev.yaml" in generated
+    for operator in ("training-operator", "prometheus-operator"):
+        app = yaml.safe_load((root / f"generated/dev/argocd/application_dev-{operator}.yaml").read_text())
+        assert app["metadata"]["labels"]["trainops.dev/platform-version"] == RELEASES[operator]
+    assert "generated/dev/argocd/application_dev-argo-cd.yaml" not in generated  # bootstrapped by hand
     wrote = [
         line.removeprefix("init: wrote ") for line in run.err.splitlines() if line.startswith("init: wrote ")
     ]
@@ -122,6 +128,8 @@ def test_options_are_written_into_the_cluster(cli: Any, tmp_path: Path) -> None:
         "kueue=" + RELEASES["kueue"],
         "--operator",
         "argo-cd",
+        "--operator",
+        "gpu-operator",
         "--repo-url",
         "https://git.example.org/ml/gitops.git",
         "--argocd-server",
@@ -134,7 +142,12 @@ def test_options_are_written_into_the_cluster(cli: Any, tmp_path: Path) -> None:
         "trainer": "v2.3.0",
         "kueue": RELEASES["kueue"],
         "argo-cd": RELEASES["argo-cd"],
+        "gpu-operator": "v26.3.3",  # no CRDs the apps use: its release comes from the platform catalog
     }
+    gpu = yaml.safe_load(
+        (tmp_path / "generated/gpu-lab/argocd/application_gpu-lab-gpu-operator.yaml").read_text()
+    )
+    assert gpu["spec"]["source"]["chart"] == "gpu-operator"
     assert cluster.repo_url == "https://git.example.org/ml/gitops.git"
     assert cluster.argocd_server == "https://gpu-lab.k8s.example.org:6443"
     assert "placeholder" not in (tmp_path / "apps/clusters.py").read_text()
@@ -517,3 +530,53 @@ def test_synth_check_hook_command(cli: Any, tmp_path: Path, monkeypatch: pytest.
     assert stale.code == 1
     assert "changed  generated/lab/web/deployment_web.yaml" in stale.err
     assert "replicas: 2" in (root / "generated/lab/web/deployment_web.yaml").read_text()
+
+
+# --- the sharded workflow (issue 36 point 4) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("shards", [2, 5])
+def test_ci_shards_writes_a_matrix_joined_by_merge(cli: Any, tmp_path: Path, shards: int) -> None:
+    run = cli("init", str(tmp_path), "--ci-shards", str(shards))
+    assert run.code == 0, run.err
+    check = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(tmp_path / WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    workflow = _workflow(tmp_path)
+    shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["trainops"]
+    assert shard["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
+    assert shard["strategy"]["fail-fast"] is False
+    runs = " ".join(s.get("run", "") for s in shard["steps"])
+    assert f'--shard "${{{{ matrix.shard }}}}/{shards}"' in runs
+    assert '--diff-output "reports/trainops-${{ matrix.shard }}.diff.json"' in runs
+    uploads = [s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["with"]["path"] == "reports/"
+    assert merge["needs"] == "shard" and merge["if"] == "always()"
+    merge_runs = " ".join(s.get("run", "") for s in merge["steps"])
+    assert "trainops ci --merge reports" in merge_runs and "--diff-output trainops-diff.md" in merge_runs
+    assert '"${{ needs.shard.result }}" = success' in merge_runs  # one required check fails with any shard
+    assert workflow["env"]["INSTALL_SPEC"] == f"trainops=={__version__}"
+
+
+@pytest.mark.parametrize("shards", ["0", "65", "-2"])
+def test_ci_shards_out_of_range_is_a_usage_error(cli: Any, tmp_path: Path, shards: str) -> None:
+    run = cli("init", str(tmp_path / "x"), "--ci-shards", shards)
+    assert run.code == 2
+    assert "--ci-shards" in run.err
+    assert not (tmp_path / "x").exists()
+
+
+def test_one_ci_shard_is_the_single_job_workflow(cli: Any, tmp_path: Path) -> None:
+    assert cli("init", str(tmp_path), "--ci-shards", "1").code == 0
+    assert set(_workflow(tmp_path)["jobs"]) == {"trainops"}

@@ -1,7 +1,8 @@
 """``trainops init [DIR]``: create a trainops GitOps repository that passes ``trainops ci`` at once.
 
 It writes the ``apps`` package (one cluster in ``apps/clusters.py``; a platform app creating the
-namespaces ``ml-training`` and ``ml-serving``; a first app with ``--example``),
+namespaces ``ml-training`` and ``ml-serving``; a first app with ``--example``; synth then writes the
+Argo CD Applications installing the cluster's operators, ``trainops.core.platform``),
 ``policies/config.yaml`` extending the default rule pack, ``.gitignore``, a README, ``cdk8s.yaml``,
 the GitHub Actions workflow, the pre-commit configuration and CODEOWNERS (templates shipped in
 ``trainops/templates/init/``, see :mod:`trainops.scaffold.repository`), then runs ``trainops
@@ -46,6 +47,10 @@ _VERBS = {
 }
 
 
+#: Most runners ``init --ci-shards`` splits CI over (GitHub Actions allows 256 jobs per matrix).
+MAX_CI_SHARDS = 64
+
+
 @dataclass(frozen=True)
 class InitOptions:
     """Parsed options of ``trainops init``.
@@ -65,6 +70,7 @@ class InitOptions:
         example: add a first app (``pytorchjob`` or ``serving``). Default: none.
         force: overwrite the CI workflow, the pre-commit configuration and CODEOWNERS when they
             exist (e.g. after upgrading trainops); other files are never overwritten.
+        ci_shards: runners the CI workflow splits ``trainops ci`` over (1 to 64). Default: 1.
     """
 
     directory: Path = Path(".")
@@ -76,6 +82,7 @@ class InitOptions:
     install_spec: str | None = None
     example: Example | None = None
     force: bool = False
+    ci_shards: int = 1
 
 
 def run_init(opts: InitOptions) -> int:
@@ -183,6 +190,9 @@ def _spec(opts: InitOptions) -> RepositorySpec:
         example=opts.example,
         with_apps=not apps_exist,
     )
+    if not 1 <= opts.ci_shards <= MAX_CI_SHARDS:
+        raise UsageError(f"init --ci-shards {opts.ci_shards}: expected 1 to {MAX_CI_SHARDS} runners")
+    spec = replace(spec, ci_shards=opts.ci_shards)
     return replace(spec, install_spec=install) if install is not None else spec
 
 
@@ -203,8 +213,10 @@ def _check_minor(version: str) -> None:
 
 
 def _operators(given: tuple[str, ...]) -> dict[str, str]:
-    """``NAME[=VERSION]`` options → operator → release, checked against the shipped CRD catalog;
-    the default set when none is given."""
+    """``NAME[=VERSION]`` options → operator → release, checked against the shipped CRD catalog
+    and the platform catalog (components without CRDs the apps use, e.g. ``gpu-operator``, that
+    trainops installs; ``trainops.core.platform``); the default set when none is given."""
+    from trainops.core.platform import platform_catalog
     from trainops.schemas.catalog import default_catalog_path, load_catalog
 
     releases: dict[str, list[str]] = {}
@@ -212,6 +224,9 @@ def _operators(given: tuple[str, ...]) -> dict[str, str]:
         tags = releases.setdefault(entry.operator, [])
         if entry.tag not in tags:
             tags.append(entry.tag)
+    for name, component in platform_catalog().items():
+        if name not in releases:  # the CRD catalog's releases are what validation can check
+            releases[name] = list(component.releases)
     wanted = given or DEFAULT_OPERATORS
     operators: dict[str, str] = {}
     for item in wanted:
@@ -296,6 +311,14 @@ def _check_server(url: str) -> None:
 )
 @click.option(
     "--example", type=click.Choice(sorted(EXAMPLES)), help="Add a first app and synthesise generated/ for it."
+)
+@click.option(
+    "--ci-shards",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Split `trainops ci` over N GitHub Actions runners (a matrix of --shard K/N jobs and a --merge job).",
 )
 @click.option(
     "--force",
