@@ -31,16 +31,15 @@ from trainops.constructs._core.topology import (
 )
 from trainops.constructs.kubeflow import PodProps, ReplicaPod, scratch_paths
 from trainops.core.cluster import Cluster
+from trainops.core.jobset import POD_SUFFIX, pod_name
 from trainops.core.kinds import KIND_TABLE
-from trainops.core.naming import DNS1035_LABEL
+from trainops.core.naming import DNS1035_LABEL, DNS1123_LABEL_MAX
 
 __all__ = ["Dependency", "FailurePolicy", "FailureRule", "JobSet", "ReplicatedJob"]
 
 _KIND = "JobSet"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
 OPERATOR = KIND_TABLE[("jobset.x-k8s.io", _KIND)].operators[0]
-#: The random suffix the Job controller adds to a pod name (``-abcde``), counted by the webhook.
-_POD_SUFFIX = 6
 
 
 @dataclass(frozen=True)
@@ -268,11 +267,11 @@ class JobSet(ObjectConstruct):
         63 characters (``<jobset>-<job>-<index>-<pod index>-<5 random>``, ``ValidateCreate``)."""
         for job in self._jobs:
             replicas, pods = self._counts[job.name]
-            longest = f"{name}-{job.name}-{replicas - 1}-{pods - 1}"
-            if len(longest) + _POD_SUFFIX > 63:
+            longest = pod_name(name, job.name, replicas - 1, pods - 1)
+            if len(longest) > DNS1123_LABEL_MAX:
                 raise ValueError(
                     f"{_KIND} name={self._base_name!r}: pod names of replicated job {job.name!r} "
-                    f"({longest}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
+                    f"({longest.removesuffix(POD_SUFFIX)}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
                 )
         return name
 

@@ -15,6 +15,7 @@ from trainops.validate.checks import (
     autoscaling_policy,
     cel,
     deprecated_api,
+    jobset,
     list_map,
     networking_rbac,
     pod_fields,
@@ -44,4 +45,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL,)
+CHECKS += (SECRET_LITERAL, jobset.CHECK)
