@@ -101,7 +101,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
     """Every pod template's Kueue topology annotations, as Kueue's webhook and scheduler check them."""
     found = list(pod_sets(obj))
     yield from _pod_set_issues(found, ctx)
-    if obj.get("kind") in _GROUPING_KINDS:
+    kind = obj.get("kind")
+    if isinstance(kind, str) and kind in _GROUPING_KINDS:
         yield from _group_issues(found)
 
 
