@@ -182,8 +182,11 @@ BIG = (
 def test_large_model_options_place_and_queue_the_job(cli: Any, repo: Path) -> None:
     run = cli("new", "mpijob", "big", *BIG, "--placement", "rack", "--", "python", "train.py")
     assert run.code == 0, run.err
-    # Only gpu-next runs Kueue with a topology that declares "rack".
-    assert sorted(p.parent.name for p in (repo / "generated").glob("*/big")) == ["gpu-next"]
+    # Only gpu-next and its MultiKueue workers run Kueue with a topology that declares "rack"; the job
+    # itself goes to the manager only (MultiKueue creates it on a worker).
+    assert 'clusters=("gpu-next",)' in (repo / "apps" / "big.py").read_text()
+    jobs = sorted(p.parent.parent.name for p in (repo / "generated").glob("*/big/mpijob_big-*.yaml"))
+    assert jobs == ["gpu-next"]
     job = yaml.safe_load(next((repo / "generated/gpu-next/big").glob("mpijob_big-*.yaml")).read_text())
     assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-training"
     specs = job["spec"]["mpiReplicaSpecs"]

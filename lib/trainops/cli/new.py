@@ -16,7 +16,7 @@ from trainops.cli.options import require_utf8
 from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
 from trainops.core.naming import DNS1123_LABEL, require
-from trainops.project import load_clusters, load_project
+from trainops.project import load_clusters, load_project, multikueue_manager
 from trainops.scaffold import KINDS, OPERATORS, QUEUED_KINDS, Kind, Mount, Placement, Request, create_app
 
 
@@ -124,7 +124,9 @@ def target_clusters(
 ) -> tuple[str, ...]:
     """The clusters the new app targets: those named by ``--cluster`` (each must run the kind's
     operator, Kueue for ``--queue`` and declare the ``--placement`` level), else every cluster that
-    can; ``()`` when that is every cluster of ``apps/clusters.py``.
+    can, less the MultiKueue workers of a manager among them (jobs go to the manager, which
+    dispatches them; the workers mirror the rest of its apps); ``()`` when that is every cluster of
+    ``apps/clusters.py``.
 
     Raises:
         UsageError: a ``--cluster`` that is unknown or cannot run the app; no cluster that can.
@@ -159,8 +161,16 @@ def target_clusters(
         raise UsageError(
             f"trainops new {opts.kind}: no cluster that runs {wanted or 'it'} can take the job: {problems}"
         )
+    if not opts.cluster:  # a MultiKueue worker mirrors its manager's apps, without their jobs
+        chosen_names = {c.name for c in fit}
+        fit = [c for c in fit if _manager_of(clusters, c.name) not in chosen_names]
     names = tuple(c.name for c in fit)
     return names if len(names) < len(clusters) else ()
+
+
+def _manager_of(clusters: tuple[Cluster, ...], worker: str) -> str | None:
+    manager = multikueue_manager(clusters, worker)
+    return manager.name if manager is not None else None
 
 
 def run_new(opts: NewOptions, root: Path | None = None) -> int:
