@@ -52,6 +52,15 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any) -> Path:
     return root
 
 
+@pytest.fixture
+def bare_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the bundled apps/ alone: enough for options refused before anything is synthesised."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(root)
+    return root
+
+
 def _ruff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ruff", *args, "--config", str(REPO / "pyproject.toml"), str(root / "apps")],
@@ -253,8 +262,9 @@ def test_preferred_placement(cli: Any, repo: Path) -> None:
     ],
 )
 def test_bad_large_model_options_write_nothing(
-    cli: Any, repo: Path, args: tuple[str, ...], message: str
+    cli: Any, bare_repo: Path, args: tuple[str, ...], message: str
 ) -> None:
+    repo = bare_repo
     before = (repo / "apps" / "__init__.py").read_text()
     run = cli("new", args[0], "big", *args[1:], "--", "python", "train.py")
     assert run.code == 2
