@@ -16,6 +16,7 @@ from trainops.validate.checks import (
     cel,
     deprecated_api,
     dra,
+    jobset,
     list_map,
     networking_rbac,
     pod_fields,
@@ -50,5 +51,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL,)
-CHECKS += (LWS_WEBHOOK,)
+CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK)
