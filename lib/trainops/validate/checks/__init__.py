@@ -25,6 +25,7 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
+from trainops.validate.checks.kueue_webhook import CHECK as KUEUE_WEBHOOK
 from trainops.validate.checks.lws_webhook import CHECK as LWS_WEBHOOK
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check, Family
@@ -51,4 +52,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK)
+CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK, KUEUE_WEBHOOK)
