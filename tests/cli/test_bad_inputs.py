@@ -439,3 +439,46 @@ def test_300000_one_line_documents_as_json_under_300mb(tmp_path: Path) -> None:
     report = json.loads(out)
     assert (report["documents"], report["errors"], len(report["findings"])) == (300_000, 300_000, 300_000)
     assert report["findings"][-1]["message"] == "document is not a mapping (got string)"
+
+
+#: A 2 MB mapping key (issue 32 point 4) where validate or a policy reports it, and the commands
+#: whose findings have it in their JSON path.
+LONG_KEY = "k" * (2 << 20)
+LONG_KEY_DOCUMENTS = {
+    "label-key": (CM.format(name="x") + f"  labels:\n    {LONG_KEY}: v\n", {"validate"}),
+    "unknown-container-field": (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n"
+        f"  - name: c\n    image: nginx\n    {LONG_KEY}: v\n",
+        {"validate"},
+    ),
+    "unknown-top-level-field": (CM.format(name="x") + f"{LONG_KEY}: v\n", {"validate"}),
+    "replica-type": (
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: x\n  namespace: ml\nspec:\n"
+        f"  pytorchReplicaSpecs:\n    {LONG_KEY}:\n      replicas: 1\n      template:\n        spec:\n"
+        "          containers:\n          - name: pytorch\n            image: nginx\n",
+        {"policy check"},
+    ),
+    # not a key: the object's identity, which every finding of the document carries
+    "kind": (f"apiVersion: v1\nkind: {LONG_KEY}\nmetadata:\n  name: x\n", set()),
+}
+
+
+@pytest.mark.parametrize("command", ["validate", "policy check"])
+@pytest.mark.parametrize("where", sorted(LONG_KEY_DOCUMENTS))
+def test_a_2mb_key_is_shortened_in_paths_and_messages(
+    cli: Any, tmp_path: Path, where: str, command: str
+) -> None:
+    text, in_path = LONG_KEY_DOCUMENTS[where]
+    path = tmp_path / "doc.yaml"
+    path.write_text(text)
+    run = cli(*command.split(), "-o", "json", str(path))
+    _no_crash(run.out, run.err)
+    findings = json.loads(run.out)["findings"]
+    assert len(run.out) < 2000 * len(findings) + 4000  # a report of findings, not of 2 MB keys
+    # a key longer than any the API server accepts (317 characters), cut as messages cut values
+    shortened = "k" * 316 + "…"
+    paths = [f["path"] for f in findings if "kkkk" in f["path"]]
+    assert bool(paths) is (command in in_path)
+    assert all(p.endswith(f"['{shortened}']") or f"['{shortened}']." in p for p in paths), paths
+    if where == "kind":  # validate: no schema for it; the policies: what the object lacks
+        assert findings and all(f["kind"] == shortened for f in findings)

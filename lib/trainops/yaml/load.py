@@ -35,7 +35,8 @@ import yaml
 from trainops import _accel as accel
 from trainops.core.credentials import document_secrets, redact
 from trainops.core.errors import UsageError
-from trainops.core.findings import Finding, Issue, json_path, one_line
+from trainops.core.findings import MESSAGE_LIMIT, Finding, Issue, json_path, one_line
+from trainops.core.naming import KEY_LIMIT, shortened
 from trainops.core.rules import RuleInfo, register
 from trainops.yaml import limits
 
@@ -196,10 +197,10 @@ def locate_issues(
     namespace = metadata.get("namespace")
     # The same for every finding of the document.
     file, index = document.file, document.index
-    api_version = one_line(api_version) if isinstance(api_version, str) else None
-    kind = one_line(kind) if isinstance(kind, str) else None
-    namespace = one_line(namespace) if isinstance(namespace, str) else None
-    name = one_line(name) if isinstance(name, str) else None
+    api_version = _identity(api_version)
+    kind = _identity(kind)
+    namespace = _identity(namespace)
+    name = _identity(name)
     findings = []
     secrets = _secrets_of(document, data)
     for issue in unique:
@@ -208,7 +209,7 @@ def locate_issues(
             Finding(
                 rule=issue.rule,
                 level=issue.level,
-                message=redact(one_line(issue.message), secrets),
+                message=shortened(redact(one_line(issue.message), secrets), MESSAGE_LIMIT),
                 file=file,
                 line=line,
                 column=column,
@@ -223,6 +224,12 @@ def locate_issues(
             )
         )
     return findings
+
+
+def _identity(value: Any) -> str | None:
+    """A string of the object's identity (apiVersion, kind, name, namespace) as findings carry it:
+    one line, at most :data:`~trainops.core.naming.KEY_LIMIT` characters; else ``None``."""
+    return shortened(one_line(value), KEY_LIMIT) if isinstance(value, str) else None
 
 
 @dataclass
