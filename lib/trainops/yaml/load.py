@@ -299,7 +299,7 @@ def stream_text(
         return
     index = index_offset
     for piece, line in pieces:  # the faster path (trainops._accel): the same documents
-        parsed = accel.parse_block(piece) if len(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        parsed = accel.parse_block(piece) if limits.document_size(piece) <= limits.MAX_DOCUMENT_BYTES else None
         if parsed is not None:
             yield Document(path, index, parsed[0], None, [], line_offset + line, piece, values=parsed[1:])
             index += 1
@@ -332,7 +332,7 @@ def _plain_stream(text: str, path: str, line_offset: int, index_offset: int) -> 
             index += 1
     if stop is not None:  # the rest holds the error that stopped the parser: read it for its finding
         start, line, error = stop
-        if limits.utf8_size(text[start:error]) > limits.MAX_DOCUMENT_BYTES:
+        if limits.document_size(text[start:error]) > limits.MAX_DOCUMENT_BYTES:
             yield _limit_finding(
                 path,
                 index,
@@ -434,7 +434,7 @@ def _out_of_memory(rest: bool = False) -> str:
 
 def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document | None:
     """A rejected document when ``text`` (one document) is over the size or depth limit."""
-    size = limits.utf8_size(text)
+    size = limits.document_size(text)
     if size > limits.MAX_DOCUMENT_BYTES:
         return _rejected(
             path,
