@@ -299,7 +299,9 @@ def stream_text(
         return
     index = index_offset
     for piece, line in pieces:  # the faster path (trainops._accel): the same documents
-        parsed = accel.parse_block(piece) if limits.document_size(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        parsed = (
+            accel.parse_block(piece) if limits.document_size(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        )
         if parsed is not None:
             yield Document(path, index, parsed[0], None, [], line_offset + line, piece, values=parsed[1:])
             index += 1
