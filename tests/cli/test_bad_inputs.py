@@ -187,6 +187,35 @@ def test_symlink_loop_and_escape_are_findings(
     )  # inside.yaml is app/real.yaml
 
 
+@pytest.mark.parametrize("command", ["validate", "policy check"])
+def test_a_symlink_named_yaml_to_a_directory_is_a_finding(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Issue 32 point 4: such a link was skipped silently; like a broken link or a FIFO with a YAML
+    name, it is a finding naming it (exit 1), and the walk does not follow it."""
+    walked = tmp_path / "manifests"
+    (walked / "app").mkdir(parents=True)
+    (walked / ".hidden").mkdir()
+    (walked / "app" / "real.yaml").write_text(CM.format(name="real"))
+    (walked / ".hidden" / "other.yaml").write_text(CM.format(name="Not_Read"))
+    (walked / "walked.yaml").symlink_to("app")  # a directory the walk reads anyway
+    (walked / "hidden.yml").symlink_to(".hidden")  # one it reads through no other entry
+    (walked / "itself.yaml").symlink_to(".")
+    (walked / "app-link").symlink_to("app")  # not named like a YAML file: followed, adds nothing
+    monkeypatch.chdir(tmp_path)
+    run = cli(*command.split(), "-o", "text", "manifests")
+    _no_crash(run.out, run.err)
+    assert run.code == 1
+    for name, target in (("walked.yaml", "app"), ("hidden.yml", ".hidden"), ("itself.yaml", "")):
+        shown = str((walked / target).resolve())
+        assert (
+            f"manifests/{name}: $: symlink to the directory {shown}, not a YAML file; not read [yaml]"
+            in run.out.splitlines()
+        ), run.out
+    assert "app-link" not in run.out and "Not_Read" not in run.out
+    assert run.out.rstrip().splitlines()[-1].startswith("1 files, 1 documents: ")
+
+
 def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY, SUBPROCESS_MEMORY))
 
