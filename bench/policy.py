@@ -146,6 +146,7 @@ TRAINOPS_CATEGORY: dict[str, str] = {
             "gpu-scheduling",
             "gang-scheduling",
             "kueue-queue",
+            "multikueue-managed-by",
             "priority-class",
             "operator-admission",
             "katib-experiment",

@@ -7,8 +7,11 @@ values raise ``ValueError`` quoting prop and value at once.
 
 from __future__ import annotations
 
+from trainops.constructs._core.devices import DeviceClaim
+from trainops.constructs._core.jobset import Dependency, FailurePolicy, FailureRule
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.autoscaler import (
     Autoscaler,
     ExternalMetric,
@@ -24,28 +27,33 @@ from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollect
 from trainops.constructs.grafana_dashboard import DashboardPanel, DashboardQuery, GrafanaDashboard
 from trainops.constructs.inference_service import InferenceService
 from trainops.constructs.jax_job import JAXJob
+from trainops.constructs.job_set import JobSet, ReplicatedJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.mpi_job import MPIJob
+from trainops.constructs.multikueue import MultiKueue
 from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pod_monitor import PodMonitor
 from trainops.constructs.prometheus_rule import AlertRule, PrometheusRule, RecordingRule, RuleGroup
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
+from trainops.constructs.resource_claim_template import ResourceClaimTemplate
 from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.runtime_presets import runtime_preset
 from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.serving_runtime import ModelFormat, ServingRuntime
 from trainops.constructs.team_namespace import TeamNamespace
 from trainops.constructs.tf_job import TFJob
+from trainops.constructs.topology import Topology
 from trainops.constructs.train_job import TrainJob
 from trainops.constructs.training_job import TrainingJob
 from trainops.constructs.training_runtime import TrainingRuntime
@@ -65,13 +73,18 @@ __all__ = [
     "DashboardQuery",
     "DataPrepJob",
     "DataVolume",
+    "Dependency",
+    "DeviceClaim",
     "ElasticPolicy",
     "Experiment",
     "ExternalMetric",
+    "FailurePolicy",
+    "FailureRule",
     "FlavorQuota",
     "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
+    "JobSet",
     "LimitRange",
     "LocalQueue",
     "MPIJob",
@@ -80,6 +93,7 @@ __all__ = [
     "ModelServer",
     "ModelService",
     "Mount",
+    "MultiKueue",
     "NetworkPolicy",
     "ObjectMetric",
     "Objective",
@@ -93,6 +107,8 @@ __all__ = [
     "PrometheusRule",
     "PyTorchJob",
     "RecordingRule",
+    "ReplicatedJob",
+    "ResourceClaimTemplate",
     "ResourceFlavor",
     "ResourceQuota",
     "Role",
@@ -110,10 +126,13 @@ __all__ = [
     "ServingRuntime",
     "TFJob",
     "TeamNamespace",
+    "Topology",
+    "TopologyPlacement",
     "TrainJob",
     "TrainingJob",
     "TrainingRuntime",
     "VolumeClaim",
     "WorkloadPriorityClass",
     "XGBoostJob",
+    "runtime_preset",
 ]

@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Literal
 
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.devices import DeviceClaim, DevicePlan, gpu_counts, plan_devices
 from trainops.constructs._core.emission import Emitted, replace_op
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -43,6 +44,7 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs._core.topology import TopologyPlacement, podset_annotations
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE, pod_templates
 from trainops.core.naming import DNS1035_LABEL
@@ -362,11 +364,13 @@ class KubeflowJob(ObjectConstruct):
         operator: str | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
     ) -> None:
         """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
         DNS-1035 label of at most ``max_base_name`` characters; remember the Kueue ``queue`` and
         ``priority`` (WorkloadPriorityClass), written as the job's ``kueue.x-k8s.io/queue-name`` and
-        ``kueue.x-k8s.io/priority-class`` labels.
+        ``kueue.x-k8s.io/priority-class`` labels, and the topology ``placement`` (written on each
+        replica's pod template by :meth:`_full_spec`).
 
         Raises:
             ValueError: the cluster lacks the operator (or Kueue, for a queue); a bad name; a queue
@@ -384,7 +388,9 @@ class KubeflowJob(ObjectConstruct):
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
         self._placement = Placement()
+        self._devices: DevicePlan | None = None
         self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
+        self._topology = placement
         if self._queue_labels and self._run_policy.suspend:
             raise ValueError(
                 f"{self.KIND} run_policy.suspend=True: Kueue suspends and resumes a queued job itself (queue={queue!r})"
@@ -413,13 +419,43 @@ class KubeflowJob(ObjectConstruct):
         return []
 
     def _full_spec(self) -> dict[str, Any]:
-        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) applied to every
-        pod template."""
+        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) and the device
+        claims (:meth:`claim_devices`) applied to every pod template, the topology placement's
+        pod-set annotations on each replica's template, gang admission (:meth:`_gang`), and
+        ``runPolicy.managedBy`` on a MultiKueue manager
+        (:func:`~trainops.constructs._core.kueue.multikueue_managed_by`)."""
         spec = self._spec()
-        self._placement.apply(
-            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
-        )
+        obj = {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
+        self._placement.apply(self._cluster, obj)
+        if self._devices is not None:
+            self._devices.apply(obj)
+        replicas = spec.get(KIND_TABLE[("kubeflow.org", self.KIND)].replica_field or "", {})
+        if self._topology is not None:
+            found = podset_annotations(
+                self.KIND,
+                self._cluster,
+                self._topology,
+                {name: int(r["replicas"]) for name, r in replicas.items()},
+                queued=bool(self._queue_labels),
+            )
+            for name, annotations in found.items():
+                metadata = replicas[name]["template"].setdefault("metadata", {})
+                metadata["annotations"] = {**metadata.get("annotations", {}), **annotations}
+        self._gang(spec, sum(int(r["replicas"]) for r in replicas.values()))
+        managed_by = multikueue_managed_by(self._cluster, self._queue_labels)
+        if managed_by is not None:
+            spec["runPolicy"]["managedBy"] = managed_by
         return spec
+
+    def _gang(self, spec: dict[str, Any], pods: int) -> None:
+        """Gang admission of a multi-pod job: Kueue admits a queued job all or nothing; otherwise, on a
+        cluster that declares a gang scheduler, ``runPolicy.schedulingPolicy.minAvailable`` is set to
+        every pod of the job (the operator then creates a PodGroup for it) unless the run policy
+        gives its own scheduling policy."""
+        if pods <= 1 or self._queue_labels or not self._cluster.gang_scheduler:
+            return
+        run_policy = spec.setdefault("runPolicy", {})
+        run_policy.setdefault("schedulingPolicy", {"minAvailable": pods})
 
     def _respec(self) -> None:
         """Recompute the spec and the run-once name after an integration method changed them."""
@@ -489,6 +525,48 @@ class KubeflowJob(ObjectConstruct):
             )
         self._placement = replace(self._placement, checkpoint_dir=path, spot=spot)
         self.mount(volume, path)
+
+    def claim_devices(self, claim: DeviceClaim) -> None:
+        """Claim the job's GPUs through Dynamic Resource Allocation: on a cluster that uses DRA
+        (``Cluster.uses_dra``) a ResourceClaimTemplate ``<job>-<claim name>-<hash6>`` (a child
+        construct, :class:`~trainops.constructs.resource_claim_template.ResourceClaimTemplate`) and,
+        in every pod that requests GPUs, a ``resourceClaims`` entry naming it and a
+        ``resources.claims`` entry in each GPU container instead of the extended resource; on
+        another cluster the GPUs stay ``cluster.gpu_resource`` (then ``claim`` may not select by
+        attributes). The job's name changes with its spec. Call it once.
+
+        Args:
+            claim: the DeviceClass, count (default: ``gpus_per_node``) and selectors.
+
+        Raises:
+            ValueError: the job requests no GPUs, or GPU pods with different counts; a second call;
+                a count other than the pods' GPUs; an undeclared DeviceClass; selectors on a cluster
+                that does not use DRA (:func:`~trainops.constructs._core.devices.plan_devices`).
+        """
+        from trainops.constructs.resource_claim_template import ResourceClaimTemplate
+
+        if self._devices is not None:
+            raise ValueError(f"{self.KIND} claim_devices: the job already claims devices")
+        counts = gpu_counts(
+            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": self._spec()}
+        )
+        if len(counts) != 1:
+            what = (
+                "requests no GPUs (set gpus_per_node)"
+                if not counts
+                else f"has GPU pods with {sorted(counts)} GPUs"
+            )
+            raise ValueError(f"{self.KIND} claim_devices: the job {what}")
+        gpus = counts.pop()
+        base = f"{self._base_name}-{claim.name}"
+        plan = plan_devices(self.KIND, self._cluster, claim, gpus, base)
+        if plan.template is not None:
+            template = ResourceClaimTemplate(
+                self, "Claim", cluster=self._cluster, name=base, claim=replace(claim, count=gpus)
+            )
+            assert template.name == plan.template
+        self._devices = plan
+        self._respec()
 
     def _emit(self) -> None:
         spec = self._full_spec()

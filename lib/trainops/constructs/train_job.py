@@ -9,7 +9,7 @@ from typing import Any, Literal
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.emission import Emitted, replace_op
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -32,6 +32,7 @@ from trainops.constructs._core.props import (
 )
 from trainops.constructs._core.props import shm_size as shm_size_for
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs._core.topology import TopologyPlacement, podset_annotations
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE
 from trainops.core.naming import DNS1035_LABEL
@@ -86,7 +87,11 @@ class TrainJob(ObjectConstruct):
             has several GPUs or nodes, else none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+            On a MultiKueue manager a queued job gets ``spec.managedBy: kueue.x-k8s.io/multikueue``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the nodes sit in the cluster topology (Kueue Topology Aware Scheduling;
+            needs ``queue``): its pod-set annotations go on the ``node`` pod template through the
+            runtime patch. Default: ``None``.
         labels: extra labels on the TrainJob. Default: none.
         dataset_uri: a dataset the runtime's dataset initializer downloads before training
             (``hf://...``, ``s3://...``), or ``None``. Default: ``None``.
@@ -126,6 +131,7 @@ class TrainJob(ObjectConstruct):
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
         labels: Mapping[str, str] | None = None,
         dataset_uri: str | None = None,
         model_uri: str | None = None,
@@ -169,7 +175,13 @@ class TrainJob(ObjectConstruct):
             else require_whole(_KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1)
         )
         self._labels = require_labels(_KIND, "labels", labels or {})
-        self._labels.update(queue_labels(_KIND, cluster, queue, priority))
+        queued = queue_labels(_KIND, cluster, queue, priority)
+        self._labels.update(queued)
+        self._placement = (
+            {}
+            if placement is None
+            else podset_annotations(_KIND, cluster, placement, {NODE: self._nodes}, queued=bool(queued))[NODE]
+        )
         self._initializer: dict[str, Any] = {}
         secret = (
             None
@@ -276,6 +288,12 @@ class TrainJob(ObjectConstruct):
             pod.update(gpu_placement(self._cluster))
         return pod
 
+    def _pod_template_patch(self) -> dict[str, Any]:
+        template: dict[str, Any] = {"spec": self._pod_patch()}
+        if self._placement:
+            template = {"metadata": {"annotations": dict(self._placement)}, **template}
+        return template
+
     def _spec(self) -> dict[str, Any]:
         spec: dict[str, Any] = {
             "runtimeRef": {
@@ -293,7 +311,7 @@ class TrainJob(ObjectConstruct):
                                 "replicatedJobs": [
                                     {
                                         "name": NODE,
-                                        "template": {"spec": {"template": {"spec": self._pod_patch()}}},
+                                        "template": {"spec": {"template": self._pod_template_patch()}},
                                     }
                                 ]
                             }
@@ -306,4 +324,7 @@ class TrainJob(ObjectConstruct):
             spec["activeDeadlineSeconds"] = self._deadline
         if self._initializer:
             spec["initializer"] = self._initializer
+        managed_by = multikueue_managed_by(self._cluster, self._labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
         return spec
