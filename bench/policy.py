@@ -147,6 +147,8 @@ TRAINOPS_CATEGORY: dict[str, str] = {
             "gang-scheduling",
             "kueue-queue",
             "multikueue-managed-by",
+            "topology-placement",
+            "topology-unplaced",
             "priority-class",
             "operator-admission",
             "katib-experiment",
