@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.core.gang import SCHEDULERS
 from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN, qualified_name_problem, require
 
 OperatorName = Literal[
@@ -83,7 +84,7 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 #: Gang schedulers a cluster may declare (:attr:`Cluster.gang_scheduler`): Volcano
 #: (``scheduling.volcano.sh`` PodGroup) or the scheduler-plugins coscheduling plugin
 #: (``scheduling.x-k8s.io`` PodGroup).
-GANG_SCHEDULERS: tuple[str, ...] = ("volcano", "scheduler-plugins")
+GANG_SCHEDULERS: tuple[str, ...] = tuple(SCHEDULERS)
 #: Most levels a Kueue Topology has (``TopologySpec.levels`` ``MaxItems=16``).
 MAX_TOPOLOGY_LEVELS = 16
 
@@ -360,7 +361,8 @@ class Cluster:
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
         gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``;
             :data:`GANG_SCHEDULERS`), or ``None``: multi-node Kubeflow jobs that Kueue does not queue
-            get a ``runPolicy.schedulingPolicy`` for it. Default: ``None``.
+            get a ``runPolicy.schedulingPolicy`` for it, JobSets a PodGroup of it (list ``podgroup`` in
+            ``operators`` for its CRD). Default: ``None``.
         kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
         external: objects that exist in the cluster without being rendered (PVCs, Secrets,
             queues, ...), seen by cross-object policy rules. Default: none.
