@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
+from trainops.constructs.analysis_template import AnalysisArg, AnalysisTemplate, JobMetric, PrometheusMetric
 from trainops.constructs.autoscaler import (
     Autoscaler,
     ExternalMetric,
@@ -40,6 +41,7 @@ from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.rollout_strategy import Analysis, BlueGreen, Canary
 from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
@@ -57,7 +59,12 @@ __all__ = [
     "AccessMode",
     "AlertRule",
     "Algorithm",
+    "Analysis",
+    "AnalysisArg",
+    "AnalysisTemplate",
     "Autoscaler",
+    "BlueGreen",
+    "Canary",
     "ClaimSource",
     "ClusterQueue",
     "ClusterServingRuntime",
@@ -72,6 +79,7 @@ __all__ = [
     "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
+    "JobMetric",
     "LimitRange",
     "LocalQueue",
     "MPIJob",
@@ -90,6 +98,7 @@ __all__ = [
     "PodMonitor",
     "PodsMetric",
     "PolicyRule",
+    "PrometheusMetric",
     "PrometheusRule",
     "PyTorchJob",
     "RecordingRule",

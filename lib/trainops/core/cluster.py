@@ -23,6 +23,7 @@ OperatorName = Literal[
     "prometheus-operator",
     "argo-cd",
     "jobset",
+    "argo-rollouts",
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
@@ -30,6 +31,9 @@ _MINOR = re.compile(r"^1\.(\d+)$")
 PINNED_REVISION = re.compile(r"^(?:[0-9a-f]{40}|v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]+)?)$")
 #: How a cluster's apps reach Argo CD (see :mod:`trainops.synth.delivery`).
 DeliveryMode = Literal["applicationset", "applications"]
+#: How a cluster splits traffic between two versions of a server, for Argo Rollouts canaries: an
+#: Istio VirtualService, or a Gateway API HTTPRoute through the Rollouts Gateway API plugin.
+TrafficRouter = Literal["istio", "gateway-api"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,10 @@ class Cluster:
             ``https://git.example.com/ml/platform.git``.
         argocd_namespace: the namespace Argo CD runs in (its Applications, ApplicationSets and
             AppProjects live there). Default: ``"argocd"``.
+        traffic_router: how the cluster routes weighted traffic for Argo Rollouts canaries:
+            ``"istio"`` (a VirtualService) or ``"gateway-api"`` (an HTTPRoute, with the
+            ``argoproj-labs/gatewayAPI`` plugin registered in ``argo-rollouts-config``), or ``None``
+            (canaries shift traffic by replica counts). Default: ``None``.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
@@ -150,6 +158,7 @@ class Cluster:
     delivery: DeliveryMode = "applicationset"
     repo_url: str = "https://git.example.com/ml/platform.git"
     argocd_namespace: str = "argocd"
+    traffic_router: TrafficRouter | None = None
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)
@@ -164,6 +173,10 @@ class Cluster:
         if self.cluster_class is not None:
             require(DNS1123_LABEL, "Cluster", "cluster_class", self.cluster_class)
         require(DNS1123_LABEL, "Cluster", "argocd_namespace", self.argocd_namespace)
+        if self.traffic_router not in (None, "istio", "gateway-api"):
+            raise ValueError(
+                f"Cluster traffic_router={self.traffic_router!r}: must be 'istio', 'gateway-api' or None"
+            )
         if self.delivery not in ("applicationset", "applications"):
             raise ValueError(
                 f"Cluster delivery={self.delivery!r}: must be 'applicationset' or 'applications'"
