@@ -18,6 +18,7 @@ from trainops.validate.checks import (
     list_map,
     networking_rbac,
     pod_fields,
+    rollouts,
     schema,
     services_storage,
     workloads,
@@ -44,4 +45,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL,)
+CHECKS += (SECRET_LITERAL, rollouts.CHECK)
