@@ -1,4 +1,4 @@
-"""Deployments and StatefulSets run at least ``min-replicas`` pods (their HPA's minReplicas when an
+"""Deployments, StatefulSets and Argo Rollouts Rollouts run at least ``min-replicas`` pods (their HPA's minReplicas when an
 HPA scales them) and spread them with pod anti-affinity or topology spread constraints.
 
 Why: one replica means every node drain, OOM kill or rollout is an outage of the model endpoint;
@@ -58,7 +58,7 @@ CONF: dict[str, dict[str, Any]] = {"min-replicas": {"type": "integer", "minimum"
 DEFAULT: dict[str, Any] = {"min-replicas": 2}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-TARGETS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet")})
+TARGETS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("argoproj.io", "Rollout")})
 HPA = ("autoscaling", "HorizontalPodAutoscaler")
 
 
