@@ -28,6 +28,7 @@ GPU_PROD = Cluster(
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
         "seldon-core": "v1.17.1",
+        "argo-rollouts": "v1.9.1",
     },
     storage_classes={"default": "alicloud-disk-essd", "shared": "alicloud-nas"},
     gpu_resource="nvidia.com/gpu",
