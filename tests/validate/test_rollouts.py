@@ -14,7 +14,6 @@ from conftest import EXAMPLES, needs_shared
 from trainops.validate.checks.rollouts import (
     ANALYSIS_KINDS,
     analysis_issues,
-    duration_seconds,
     pause_seconds,
     rollout_issues,
 )
@@ -211,14 +210,6 @@ def test_analysis_run_args_must_have_values() -> None:
         "spec": {"args": [{"name": "x"}], "metrics": template["spec"]["metrics"]},
     }
     assert _issues(run) == [(("spec", "args", 0), 'argument "x" was not supplied')]
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("1m", 60), ("1h30m", 5400), ("500ms", 0.5), ("0", 0), ("-5s", -5), ("5", None), ("1d", None)],
-)
-def test_go_durations(text: str, seconds: float | None) -> None:
-    assert duration_seconds(text) == seconds
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,7 @@ from trainops.core.kinds import Parts
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.checks.api_server import selector_matches
 from trainops.validate.context import Check, DocumentContext
+from trainops.validate.cron import go_duration_seconds
 
 RULE = register(
     RuleInfo(
@@ -71,19 +72,6 @@ ANALYSIS_KINDS: Final = frozenset({"AnalysisTemplate", "ClusterAnalysisTemplate"
 DEFAULT_REVISION_HISTORY_LIMIT: Final = 10
 DEFAULT_PROGRESS_DEADLINE_SECONDS: Final = 600
 DEFAULT_MAX_WEIGHT: Final = 100
-#: Go ``time.ParseDuration``: an optional sign, then ``0`` or number+unit pairs.
-_DURATION: Final = re.compile(r"[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)")
-_UNIT_SECONDS: Final = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1,
-    "m": 60,
-    "h": 3600,
-}
-_PAIR: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _INT: Final = re.compile(r"[-+]?\d+")
 _PERCENT: Final = re.compile(r"[0-9]+%")
 _TAG: Final = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
@@ -146,14 +134,6 @@ def int_value(value: Any) -> int:
     return 0
 
 
-def duration_seconds(text: str) -> float | None:
-    """Go ``time.ParseDuration`` in seconds, or ``None`` when it fails."""
-    if not _DURATION.fullmatch(text):
-        return None
-    sign = -1 if text.startswith("-") else 1
-    return sign * sum(float(n) * _UNIT_SECONDS[u] for n, u in _PAIR.findall(text))
-
-
 def pause_seconds(duration: Any) -> float:
     """``RolloutPause.DurationSeconds`` (v1alpha1 ``types.go``): an int as is, a string as an int or
     a Go duration, -1 when it parses as neither."""
@@ -162,7 +142,7 @@ def pause_seconds(duration: Any) -> float:
     if isinstance(duration, str):
         if _INT.fullmatch(duration):
             return int(duration)
-        seconds = duration_seconds(duration)
+        seconds = go_duration_seconds(duration)
         return -1 if seconds is None else int(seconds)
     return 0
 
@@ -664,9 +644,9 @@ def validate_metric(metric: dict[str, Any]) -> str | None:
     interval, delay = metric.get("interval") or "", metric.get("initialDelay") or ""
     if count > 1 and not interval:
         return "interval must be specified when count > 1"
-    if interval and (not isinstance(interval, str) or duration_seconds(interval) is None):
+    if interval and (not isinstance(interval, str) or go_duration_seconds(interval) is None):
         return f'invalid interval string: time: invalid duration "{interval}"'
-    if delay and (not isinstance(delay, str) or duration_seconds(delay) is None):
+    if delay and (not isinstance(delay, str) or go_duration_seconds(delay) is None):
         return f'invalid startDelay string: time: invalid duration "{delay}"'
     provider = metric.get("provider")
     provider = provider if isinstance(provider, dict) else {}
