@@ -116,7 +116,7 @@ def _descriptor(spec: str) -> None:
         return
     if spec.startswith("@every "):
         duration = spec[len("@every ") :]
-        if _DURATION.fullmatch(duration) is None:
+        if go_duration_seconds(duration) is None:
             raise CronError(f'failed to parse duration {spec}: time: invalid duration "{duration}"')
         return
     raise CronError(f"unrecognized descriptor: {spec}")
