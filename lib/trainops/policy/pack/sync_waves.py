@@ -108,7 +108,8 @@ LATE = frozenset(
     }
 )
 _ISVC = ("serving.kserve.io", "InferenceService")
-MAIN = KindGroup(lambda info: info.workload or info.run_once or info.key == _ISVC)
+_ROLLOUT = ("argoproj.io", "Rollout")
+MAIN = KindGroup(lambda info: info.workload or info.run_once or info.key in (_ISVC, _ROLLOUT))
 
 
 def check_all(
