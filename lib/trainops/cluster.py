@@ -1,9 +1,25 @@
 """The public home of the target-cluster types users declare in ``apps/clusters.py``:
-``from trainops.cluster import Cluster, ExternalObject, Taint``. Defined in
+``from trainops.cluster import Cluster, ClusterTopology, ExternalObject, Taint``. Defined in
 :mod:`trainops.core.cluster`, the cluster facts every layer reads."""
 
 from __future__ import annotations
 
-from trainops.core.cluster import PINNED_REVISION, Cluster, ExternalObject, OperatorName, Taint
+from trainops.core.cluster import (
+    PINNED_REVISION,
+    Cluster,
+    ClusterTopology,
+    ExternalObject,
+    OperatorName,
+    Taint,
+    TopologyLevel,
+)
 
-__all__ = ["PINNED_REVISION", "Cluster", "ExternalObject", "OperatorName", "Taint"]
+__all__ = [
+    "PINNED_REVISION",
+    "Cluster",
+    "ClusterTopology",
+    "ExternalObject",
+    "OperatorName",
+    "Taint",
+    "TopologyLevel",
+]

@@ -52,6 +52,7 @@ CRD_FILES = sorted(p.relative_to(CRDS).as_posix() for p in CRDS.rglob("*.yaml"))
 # (total, evaluated, skipped as transition rules) per CRD file, summed over its versions, as
 # measured. Files not listed hold no rule. Every skipped rule is a transition rule (oldSelf).
 EXPECTED_SPLIT: dict[str, tuple[int, int, int]] = {
+    "argo-rollouts/rollout-crd.yaml": (1, 0, 1),
     "jobset/jobset.x-k8s.io_jobsets.yaml": (8, 2, 6),
     "kserve/serving.kserve.io_llminferenceserviceconfigs.yaml": (221, 221, 0),
     "kserve/serving.kserve.io_llminferenceservices.yaml": (237, 237, 0),
@@ -66,6 +67,7 @@ EXPECTED_SPLIT: dict[str, tuple[int, int, int]] = {
     "kueue/kueue.x-k8s.io_resourceflavors.yaml": (20, 14, 6),
     "kueue/kueue.x-k8s.io_topologies.yaml": (6, 4, 2),
     "kueue/kueue.x-k8s.io_workloads.yaml": (37, 25, 12),
+    "lws/disaggregatedset.x-k8s.io_disaggregatedsets.yaml": (1, 1, 0),
     "prometheus-operator/monitoring.coreos.com_alertmanagerconfigs.yaml": (1, 1, 0),
     "prometheus-operator/monitoring.coreos.com_alertmanagers.yaml": (1, 1, 0),
     "prometheus-operator/monitoring.coreos.com_prometheusagents.yaml": (16, 16, 0),
@@ -150,10 +152,10 @@ def test_every_rule_of_each_crd_compiles(corpus: Corpus, rel: str) -> None:
 def test_census_of_the_corpus(corpus: Corpus) -> None:
     census = corpus.census()
     assert (census.total, census.compiled, census.evaluated, census.skipped_transition, census.errors) == (
-        620,
-        620,
-        557,
-        63,
+        622,
+        622,
+        558,
+        64,
         0,
     )
 
@@ -167,7 +169,7 @@ def test_skipped_rules_are_exactly_the_transition_rules(corpus: Corpus) -> None:
     kinds = Counter(
         "self == oldSelf" if r.rule == "self == oldSelf" else "conditional" for r in census.skipped
     )
-    assert kinds == Counter({"self == oldSelf": 45, "conditional": 18})
+    assert kinds == Counter({"self == oldSelf": 46, "conditional": 18})
 
 
 # ------------------------------------------------------------------------------ upstream examples

@@ -109,6 +109,7 @@ def test_kind_groups_share_one_expression_per_site_shape() -> None:
         ("apps", "StatefulSet"),
         ("apps", "DaemonSet"),
         ("batch", "Job"),
+        ("argoproj.io", "Rollout"),  # spec.template, walked for policy (Argo Rollouts v1.9.1)
         ("kubeflow.org", "Notebook"),  # spec.template too (issue 26: every pod spec walked)
         ("serving.knative.dev", "Service"),
     )

@@ -206,7 +206,23 @@ def test_rule_on_snippet(rule_id: str, text: str, options: dict[str, Any], expec
             ],
             id="gang-scheduler",
         ),
-        pytest.param({"gang_scheduler": None}, [], id="no-gang-scheduler"),
+        pytest.param({"gang_scheduler": None, "kueue": None}, [], id="nothing-known"),
+        pytest.param(
+            {"gang_scheduler": None, "kueue": True},
+            [
+                "3: PyTorchJob/j $.metadata.labels: job of 3 pods has no kueue.x-k8s.io/queue-name label: Kueue "
+                "does not admit it and the cluster declares no gang scheduler, so its pods may start one by one"
+            ],
+            id="kueue-without-queue",
+        ),
+        pytest.param(
+            {"gang_scheduler": None, "kueue": False},
+            [
+                "3: PyTorchJob/j $.metadata.labels: job of 3 pods on a cluster with neither Kueue nor a gang "
+                "scheduler: its pods may start one by one"
+            ],
+            id="neither",
+        ),
     ],
 )
 def test_gang_scheduling_depends_on_the_cluster(facts_change: dict[str, Any], expected: list[str]) -> None:

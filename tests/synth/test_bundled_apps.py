@@ -25,6 +25,7 @@ APP_NAMES = [
     "katib-hpo",
     "team-queues",
     "bert-finetune",
+    "llm-pretrain",
     "team-vision",
     "vision-serving",
     "kserve-canary",
@@ -166,6 +167,25 @@ def test_training_job_is_emitted_as_each_cluster_runs_it(
 def test_queue_named_by_the_training_job_exists(rendered_next: dict[str, dict[str, Any]]) -> None:
     queue = _one(rendered_next["team-queues"], "LocalQueue")
     assert queue["metadata"]["name"] == "ml-training" and queue["spec"]["clusterQueue"] == "ml-research"
+
+
+def test_llm_pretrain_is_placed_in_one_rack_and_gang_admitted(
+    project: Project, rendered_next: dict[str, dict[str, Any]]
+) -> None:
+    """4 nodes x 8 GPUs with InfiniBand, one rack of gpu-next's Topology, queued in Kueue, and the GPU
+    flavor placed by that Topology."""
+    jobset = _one(rendered_next["llm-pretrain"], "JobSet")
+    (node,) = jobset["spec"]["replicatedJobs"]
+    pod = node["template"]["spec"]["template"]
+    limits = pod["spec"]["containers"][0]["resources"]["limits"]
+    assert (node["replicas"], limits["nvidia.com/gpu"], limits["rdma/ib"]) == (4, "8", "1")
+    rack = project.cluster("gpu-next").topology.level("rack").node_label  # type: ignore[union-attr]
+    assert pod["metadata"]["annotations"] == {"kueue.x-k8s.io/podset-required-topology": rack}
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-training"
+    topology = _one(rendered_next["team-queues"], "Topology")
+    flavor = rendered_next["team-queues"]["ResourceFlavor/gpu"]
+    assert flavor["spec"]["topologyName"] == topology["metadata"]["name"] == "gpu-fabric"
+    assert rack in [level["nodeLabel"] for level in topology["spec"]["levels"]]
 
 
 def test_mpijob_api_follows_the_cluster(

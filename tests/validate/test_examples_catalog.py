@@ -471,10 +471,6 @@ EXPECTED: dict[str, tuple[str, str]] = {
         CRD_NOT_CATALOGUED,
         "$.kind: no schema for argoproj.io/v1alpha1 Workflow on Kubernetes 1.34",
     ),
-    "kueue/site/static/examples/serving-workloads/sample-leaderworkerset-tas.yaml": (
-        CRD_NOT_CATALOGUED,
-        "$.kind: no schema for leaderworkerset.x-k8s.io/v1 LeaderWorkerSet on Kubernetes 1.34",
-    ),
     "mpi-operator-legacy/examples/mxnet/mxnet-mnist.yaml": (
         REMOVED_API,
         "$.apiVersion: kubeflow.org/v1alpha1 MPIJob was removed in mpi-operator v0.4.0; use kubeflow.org/v2beta1 (https",
@@ -535,6 +531,122 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "training-operator/examples/tensorflow/distribution_strategy/pvc.yaml": (
         PLACEHOLDER,
         '$.spec.storageClassName: storageClassName "Your storageClassName" is not a DNS-1123 subdomain',
+    ),
+    "argo-rollouts-docs-snippets/docs/analysis/kayenta.md.block-01.yaml": (
+        SNIPPET,
+        '$.spec.strategy.canary.steps[0].experiment.analyses[0]: missing required field "name"',
+    ),
+    "argo-rollouts-docs-snippets/docs/analysis/kayenta.md.block-03.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/analysis/kayenta.md.block-04.yaml": (
+        SNIPPET,
+        '$.spec.metrics[0].provider.kayenta: missing required field "configurationAccountName"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-03.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-07.yaml": (
+        UPSTREAM_MISTAKE,
+        "$.spec.args[1].value: expected string, got integer 9090",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-08.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-16.yaml": (
+        SNIPPET,
+        "$: invalid YAML: could not find expected ':' (while scanning a simple key)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-18.yaml": (
+        SNIPPET,
+        "$: invalid YAML: could not find expected ':' (while scanning a simple key)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-20.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-31.yaml": (
+        SNIPPET,
+        "$.apiVersion: missing or empty apiVersion",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-33.yaml": (
+        SNIPPET,
+        "$.apiVersion: missing or empty apiVersion",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-39.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/experiment.md.block-03.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/hpa-support.md.block-01.yaml": (
+        PLACEHOLDER,
+        '$.spec.selector.app: unknown field "app"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/notifications.md.block-03.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/alb.md.block-01.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/alb.md.block-05.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/alb.md.block-08.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/index.md.block-02.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/index.md.block-04.yaml": (
+        SNIPPET,
+        "$.metadata: metadata.name is required (or metadata.generateName)",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/istio.md.block-04.yaml": (
+        SNIPPET,
+        "$: invalid YAML: mapping values are not allowed in this context",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/smi.md.block-01.yaml": (
+        SNIPPET,
+        "$: invalid YAML: mapping values are not allowed in this context",
+    ),
+    "argo-rollouts-docs-snippets/docs/generated/notification-services/pagerduty_v2.md.block-04.yaml": (
+        SNIPPET,
+        '$: missing required field "spec"',
+    ),
+    "argo-rollouts-docs-snippets/docs/getting-started/appmesh/index.md.block-01.yaml": (
+        SNIPPET,
+        "$: invalid YAML: could not find expected ':' (while scanning a simple key)",
+    ),
+    "argo-rollouts/examples/ambassador/echo-mapping.yaml": (
+        CRD_NOT_CATALOGUED,
+        "$.kind: no schema for getambassador.io/v2 Mapping on Kubernetes 1.34",
+    ),
+    "argo-rollouts/examples/istio/istio-mirror.yaml": (
+        CRD_NOT_CATALOGUED,
+        "$.kind: no schema for networking.istio.io/v1alpha3 Gateway on Kubernetes 1.34",
+    ),
+    "argo-rollouts/examples/rollout-secret.yaml": (
+        LITERAL_CREDENTIAL,
+        "$.data.secretUrl: Secret key secretUrl holds a literal credential (a password, token or key by its name); reference a Secret instead",
+    ),
+    "lws/docs/examples/sglang/lws.yaml": (
+        LITERAL_CREDENTIAL,
+        "$.spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].env[0].value: env HF_TOKEN holds a literal credential (a password, token or key by its name); reference a Secret instead",
+    ),
+    "lws/docs/examples/vllm/GPU/lws.yaml": (
+        LITERAL_CREDENTIAL,
+        "$.spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].env[0].value: env HF_TOKEN holds a literal credential (a password, token or key by its name); reference a Secret instead",
     ),
 }
 

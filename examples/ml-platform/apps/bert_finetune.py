@@ -13,7 +13,7 @@ from apps.team_queues import QUEUE
 from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import TrainingJob
+from trainops.constructs import TopologyPlacement, TrainingJob
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -34,6 +34,8 @@ def build(chart: Chart, cluster: Cluster) -> None:
         memory="512Gi",
         active_deadline_seconds=48 * 3600,
         queue=QUEUE if cluster.has_operator("kueue") else None,
+        # Where Kueue places by topology: all four nodes in one InfiniBand block if one has room.
+        placement=TopologyPlacement(preferred="block") if cluster.topology else None,
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
     job.mount(TRAINING_OUTPUT, "/output")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from trainops.cluster import Cluster, ExternalObject, Taint
+from trainops.cluster import Cluster, ClusterTopology, ExternalObject, Taint
 
 #: The git repository holding generated/ (Argo CD's source for every cluster).
 REPO_URL = "https://git.example.com/ml/platform.git"
@@ -18,7 +18,8 @@ EXTERNAL = (ExternalObject("Secret", "dataset-s3-readonly", "ml-training"),)
 #: The bundled example target: a GPU cluster with NAS file storage (the seed scenarios run on
 #: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
 #: Seldon Core v1.17.1 (the last Apache-2.0 release) for the legacy ``seldon-legacy`` app.
-#: Protected: Argo CD syncs it from the release tag only (move the tag to promote).
+#: Protected: Argo CD syncs it from the release tag only (move the tag to promote). Volcano gang-schedules
+#: its multi-node jobs (the Training Operator runs with ``--gang-scheduler-name=volcano``).
 GPU_PROD = Cluster(
     name="gpu-prod",
     kubernetes_version="1.34",
@@ -35,6 +36,7 @@ GPU_PROD = Cluster(
     rdma_resource="rdma/hca",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
+    gang_scheduler="volcano",
     prometheus_labels={"release": PROMETHEUS_RELEASE},
     external=EXTERNAL,
     argocd_server="https://gpu-prod.k8s.example.com:6443",
@@ -56,12 +58,24 @@ GPU_STAGING = replace(
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
 #: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
-#: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``.
+#: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``. Its GPU nodes sit in
+#: InfiniBand blocks of racks (node labels from the cloud's topology discovery): Kueue places multi-node
+#: jobs by the ``gpu-fabric`` Topology (block, rack, host) and admits them all or nothing; JobSet
+#: v0.12.0 (installed with Trainer v2) runs the JobSets.
+GPU_FABRIC = ClusterTopology(
+    {
+        "block": "cloud.example.com/topology-block",
+        "rack": "cloud.example.com/topology-rack",
+        "host": "kubernetes.io/hostname",
+    },
+    name="gpu-fabric",
+)
 GPU_NEXT = Cluster(
     name="gpu-next",
     kubernetes_version="1.34",
     operators={
         "trainer": "v2.3.0",
+        "jobset": "v0.12.0",
         "mpi-operator": "v0.8.0",
         "kueue": "v0.19.2",
         "katib": "v0.19.0",
@@ -71,10 +85,11 @@ GPU_NEXT = Cluster(
     },
     storage_classes={"default": "gp3", "shared": "efs-sc"},
     gpu_resource="nvidia.com/gpu",
-    rdma_resource=None,
+    rdma_resource="rdma/ib",
     gpu_taints=(Taint("nvidia.com/gpu"),),
     gpu_node_selector={"nvidia.com/gpu.present": "true"},
     argocd_server="https://gpu-next.k8s.example.com:6443",
+    topology=GPU_FABRIC,
     repo_url=REPO_URL,
     prometheus_labels={"release": PROMETHEUS_RELEASE},
     external=EXTERNAL,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from apps.team_queues import QUEUE
 from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import MPIJob, RunPolicy
+from trainops.constructs import MPIJob, RunPolicy, TopologyPlacement
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -34,6 +35,9 @@ def build(chart: Chart, cluster: Cluster) -> None:
         cpu="8",
         memory="32Gi",
         run_policy=RunPolicy(active_deadline_seconds=24 * 3600),
+        # Gang admission: queued in Kueue where the cluster runs it (all five pods admitted at once).
+        queue=QUEUE if cluster.has_operator("kueue") else None,
+        placement=TopologyPlacement(preferred="rack") if cluster.topology else None,
     )
     job.mount(TRAINING_DATA, "/data", read_only=True)
     job.use_checkpoints(TRAINING_OUTPUT, "/checkpoints")

@@ -1,6 +1,7 @@
 """``team-queues``: Kueue quotas for the ML teams on ``gpu-next``.
 
-One GPU flavor (the cluster's GPU nodes) and a CPU flavor, a ClusterQueue ``ml-research`` in the
+The cluster's Kueue Topology (its GPU fabric: block, rack, host), one GPU flavor (the cluster's GPU
+nodes, placed by that topology) and a CPU flavor, a ClusterQueue ``ml-research`` in the
 ``ml`` cohort with 32 GPUs, the ``ml-training`` LocalQueue the training apps submit to, and two
 WorkloadPriorityClasses.
 """
@@ -12,7 +13,14 @@ from typing import TYPE_CHECKING
 from apps.training_data import NAMESPACE
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import ClusterQueue, FlavorQuota, LocalQueue, ResourceFlavor, WorkloadPriorityClass
+from trainops.constructs import (
+    ClusterQueue,
+    FlavorQuota,
+    LocalQueue,
+    ResourceFlavor,
+    Topology,
+    WorkloadPriorityClass,
+)
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -23,7 +31,8 @@ QUEUE = "ml-training"
 
 def build(chart: Chart, cluster: Cluster) -> None:
     """Add flavors, queues and priorities."""
-    gpu = ResourceFlavor(chart, "Gpu", cluster=cluster, name="gpu", gpu=True)
+    topology = Topology(chart, "Fabric", cluster=cluster) if cluster.topology else None
+    gpu = ResourceFlavor(chart, "Gpu", cluster=cluster, name="gpu", gpu=True, topology=topology)
     cpu = ResourceFlavor(chart, "Cpu", cluster=cluster, name="cpu")
     queue = ClusterQueue(
         chart,

@@ -7,8 +7,10 @@ values raise ``ValueError`` quoting prop and value at once.
 
 from __future__ import annotations
 
+from trainops.constructs._core.jobset import Dependency, FailurePolicy, FailureRule
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.analysis_template import AnalysisArg, AnalysisTemplate, JobMetric, PrometheusMetric
 from trainops.constructs.autoscaler import (
     Autoscaler,
@@ -25,6 +27,7 @@ from trainops.constructs.experiment import Algorithm, Experiment, MetricsCollect
 from trainops.constructs.grafana_dashboard import DashboardPanel, DashboardQuery, GrafanaDashboard
 from trainops.constructs.inference_service import InferenceService
 from trainops.constructs.jax_job import JAXJob
+from trainops.constructs.job_set import JobSet, ReplicatedJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
 from trainops.constructs.local_queue import LocalQueue
@@ -42,12 +45,14 @@ from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
 from trainops.constructs.rollout_strategy import Analysis, BlueGreen, Canary
+from trainops.constructs.runtime_presets import runtime_preset
 from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
 from trainops.constructs.service_monitor import ServiceMonitor
 from trainops.constructs.serving_runtime import ModelFormat, ServingRuntime
 from trainops.constructs.team_namespace import TeamNamespace
 from trainops.constructs.tf_job import TFJob
+from trainops.constructs.topology import Topology
 from trainops.constructs.train_job import TrainJob
 from trainops.constructs.training_job import TrainingJob
 from trainops.constructs.training_runtime import TrainingRuntime
@@ -72,14 +77,18 @@ __all__ = [
     "DashboardQuery",
     "DataPrepJob",
     "DataVolume",
+    "Dependency",
     "ElasticPolicy",
     "Experiment",
     "ExternalMetric",
+    "FailurePolicy",
+    "FailureRule",
     "FlavorQuota",
     "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
     "JobMetric",
+    "JobSet",
     "LimitRange",
     "LocalQueue",
     "MPIJob",
@@ -102,6 +111,7 @@ __all__ = [
     "PrometheusRule",
     "PyTorchJob",
     "RecordingRule",
+    "ReplicatedJob",
     "ResourceFlavor",
     "ResourceQuota",
     "Role",
@@ -119,10 +129,13 @@ __all__ = [
     "ServingRuntime",
     "TFJob",
     "TeamNamespace",
+    "Topology",
+    "TopologyPlacement",
     "TrainJob",
     "TrainingJob",
     "TrainingRuntime",
     "VolumeClaim",
     "WorkloadPriorityClass",
     "XGBoostJob",
+    "runtime_preset",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props, require_whole
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.kubeflow import (
     KubeflowJob,
     PodProps,
@@ -69,6 +70,8 @@ class JAXJob(KubeflowJob):
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the pods sit in the cluster topology (Kueue Topology Aware Scheduling;
+            needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -109,13 +112,20 @@ class JAXJob(KubeflowJob):
         run_policy: RunPolicy | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
         self._setup(
-            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+            cluster,
+            name,
+            max_base_name=MAX_BASE_NAME,
+            run_policy=run_policy,
+            queue=queue,
+            priority=priority,
+            placement=placement,
         )
         self._workers = require_whole(_KIND, "workers", workers, minimum=1)
         self._port = require_port(_KIND, "port", port)

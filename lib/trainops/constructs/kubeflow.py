@@ -43,6 +43,7 @@ from trainops.constructs._core.props import (
     shm_size,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs._core.topology import TopologyPlacement, podset_annotations
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE, pod_templates
 from trainops.core.naming import DNS1035_LABEL
@@ -362,11 +363,13 @@ class KubeflowJob(ObjectConstruct):
         operator: str | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
     ) -> None:
         """Check the target runs ``operator`` (default :attr:`OPERATOR`) and the base name is a
         DNS-1035 label of at most ``max_base_name`` characters; remember the Kueue ``queue`` and
         ``priority`` (WorkloadPriorityClass), written as the job's ``kueue.x-k8s.io/queue-name`` and
-        ``kueue.x-k8s.io/priority-class`` labels.
+        ``kueue.x-k8s.io/priority-class`` labels, and the topology ``placement`` (written on each
+        replica's pod template by :meth:`_full_spec`).
 
         Raises:
             ValueError: the cluster lacks the operator (or Kueue, for a queue); a bad name; a queue
@@ -385,6 +388,7 @@ class KubeflowJob(ObjectConstruct):
         self._mounts = []
         self._placement = Placement()
         self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
+        self._topology = placement
         if self._queue_labels and self._run_policy.suspend:
             raise ValueError(
                 f"{self.KIND} run_policy.suspend=True: Kueue suspends and resumes a queued job itself (queue={queue!r})"
@@ -414,12 +418,36 @@ class KubeflowJob(ObjectConstruct):
 
     def _full_spec(self) -> dict[str, Any]:
         """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) applied to every
-        pod template."""
+        pod template, the topology placement's pod-set annotations on each replica's template, and
+        gang admission (:meth:`_gang`)."""
         spec = self._spec()
         self._placement.apply(
             self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
         )
+        replicas = spec.get(KIND_TABLE[("kubeflow.org", self.KIND)].replica_field or "", {})
+        if self._topology is not None:
+            found = podset_annotations(
+                self.KIND,
+                self._cluster,
+                self._topology,
+                {name: int(r["replicas"]) for name, r in replicas.items()},
+                queued=bool(self._queue_labels),
+            )
+            for name, annotations in found.items():
+                metadata = replicas[name]["template"].setdefault("metadata", {})
+                metadata["annotations"] = {**metadata.get("annotations", {}), **annotations}
+        self._gang(spec, sum(int(r["replicas"]) for r in replicas.values()))
         return spec
+
+    def _gang(self, spec: dict[str, Any], pods: int) -> None:
+        """Gang admission of a multi-pod job: Kueue admits a queued job all or nothing; otherwise, on a
+        cluster that declares a gang scheduler, ``runPolicy.schedulingPolicy.minAvailable`` is set to
+        every pod of the job (the operator then creates a PodGroup for it) unless the run policy
+        gives its own scheduling policy."""
+        if pods <= 1 or self._queue_labels or not self._cluster.gang_scheduler:
+            return
+        run_policy = spec.setdefault("runPolicy", {})
+        run_policy.setdefault("schedulingPolicy", {"minAvailable": pods})
 
     def _respec(self) -> None:
         """Recompute the spec and the run-once name after an integration method changed them."""

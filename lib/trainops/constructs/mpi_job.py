@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from trainops.constructs._core.base import Construct, waiver
 from trainops.constructs._core.props import renamed_props, require_strings, require_whole
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.kubeflow import KubeflowJob, PodProps, RunPolicy, max_base_name, scratch_paths
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE, REPLICA_SPECS_FIELD
@@ -80,6 +81,8 @@ class MPIJob(KubeflowJob):
         run_policy: ``spec.runPolicy``. Default: ``RunPolicy()``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the pods sit in the cluster topology (Kueue Topology Aware Scheduling;
+            needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         read_only_root_filesystem: read-only root filesystem. Default: ``False`` (sshd).
 
@@ -121,6 +124,7 @@ class MPIJob(KubeflowJob):
         run_policy: RunPolicy | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
         labels: Mapping[str, str] | None = None,
         read_only_root_filesystem: bool = False,
     ) -> None:
@@ -142,6 +146,7 @@ class MPIJob(KubeflowJob):
             operator=operator,
             queue=queue,
             priority=priority,
+            placement=placement,
         )
         self._workers = require_whole(_KIND, "workers", workers, minimum=1)
         if mpi_implementation not in _MPIRUN:

@@ -11,6 +11,7 @@ from trainops.constructs._core.props import (
     renamed_props,
     require_whole,
 )
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.kubeflow import CleanPodPolicy, KubeflowJob, PodProps, RunPolicy, scratch_paths
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import REPLICA_SPECS_FIELD, TRAINING_CONTAINER
@@ -138,6 +139,8 @@ class PyTorchJob(KubeflowJob):
             backoffLimit 3, no deadline).
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the pods sit in the cluster topology (Kueue Topology Aware Scheduling;
+            needs ``queue``), or ``None``. Default: ``None``.
         labels: extra labels on the job and its pods. Default: none.
         service_account: ``serviceAccountName`` of the pods. Default: the namespace default.
         read_only_root_filesystem: mount the root filesystem read-only (an emptyDir backs ``/tmp``).
@@ -181,13 +184,20 @@ class PyTorchJob(KubeflowJob):
         run_policy: RunPolicy | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
         labels: Mapping[str, str] | None = None,
         service_account: str | None = None,
         read_only_root_filesystem: bool = True,
     ) -> None:
         super().__init__(scope, id)
         self._setup(
-            cluster, name, max_base_name=MAX_BASE_NAME, run_policy=run_policy, queue=queue, priority=priority
+            cluster,
+            name,
+            max_base_name=MAX_BASE_NAME,
+            run_policy=run_policy,
+            queue=queue,
+            priority=priority,
+            placement=placement,
         )
         self._master = bool(master)
         self._workers = require_whole(_KIND, "workers", workers, minimum=0 if master else 1)

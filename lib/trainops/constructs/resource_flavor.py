@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name
 from trainops.constructs._core.kueue import kueue_api_version
 from trainops.constructs._core.props import require_labels
 from trainops.core.cluster import Cluster, Taint
+
+if TYPE_CHECKING:
+    from trainops.constructs.topology import Topology
 
 _KIND = "ResourceFlavor"
 
@@ -32,9 +35,14 @@ class ResourceFlavor(ObjectConstruct):
         node_taints: taints of the flavor's nodes. Default: the GPU taints when ``gpu``, else none.
         tolerations: taints whose tolerations Kueue adds to every pod it admits to the flavor (e.g.
             spot nodes), instead of each workload declaring them. Default: none.
+        topology: the cluster's :class:`~trainops.constructs.Topology`: the flavor's nodes are placed
+            by topology (``spec.topologyName``), so jobs admitted to it can ask for a placement.
+            Default: none.
 
     Raises:
-        ValueError: the cluster does not run Kueue; a bad name or label.
+        ValueError: the cluster does not run Kueue; a bad name or label; a ``topology`` on a flavor
+            without node labels (the CRD's rule: "at least one nodeLabel is required when topology
+            is set").
 
     Source: https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#resourceflavor-object,
     kubernetes-sigs/kueue ``apis/kueue/v1beta2/resourceflavor_types.go``
@@ -53,6 +61,7 @@ class ResourceFlavor(ObjectConstruct):
         node_labels: Mapping[str, str] | None = None,
         node_taints: tuple[Taint, ...] | None = None,
         tolerations: tuple[Taint, ...] = (),
+        topology: Topology | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._api_version = kueue_api_version(_KIND, cluster)
@@ -67,6 +76,13 @@ class ResourceFlavor(ObjectConstruct):
             spec["nodeTaints"] = [_taint(t) for t in taints]
         if tolerations:
             spec["tolerations"] = [t.toleration() for t in tolerations]
+        if topology is not None:
+            if not labels:
+                raise ValueError(
+                    f"{_KIND} topology={topology.name!r}: a flavor placed by topology needs node labels "
+                    "(gpu=True or node_labels)"
+                )
+            spec["topologyName"] = topology.name
         self._node_labels = labels
         self.emit_object({"spec": spec}, annotations=argocd_annotations(wave=-1))
 

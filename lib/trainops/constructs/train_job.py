@@ -32,6 +32,7 @@ from trainops.constructs._core.props import (
 )
 from trainops.constructs._core.props import shm_size as shm_size_for
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs._core.topology import TopologyPlacement, podset_annotations
 from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE
 from trainops.core.naming import DNS1035_LABEL
@@ -87,6 +88,9 @@ class TrainJob(ObjectConstruct):
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the nodes sit in the cluster topology (Kueue Topology Aware Scheduling;
+            needs ``queue``): its pod-set annotations go on the ``node`` pod template through the
+            runtime patch. Default: ``None``.
         labels: extra labels on the TrainJob. Default: none.
         dataset_uri: a dataset the runtime's dataset initializer downloads before training
             (``hf://...``, ``s3://...``), or ``None``. Default: ``None``.
@@ -126,6 +130,7 @@ class TrainJob(ObjectConstruct):
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
         labels: Mapping[str, str] | None = None,
         dataset_uri: str | None = None,
         model_uri: str | None = None,
@@ -169,7 +174,13 @@ class TrainJob(ObjectConstruct):
             else require_whole(_KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1)
         )
         self._labels = require_labels(_KIND, "labels", labels or {})
-        self._labels.update(queue_labels(_KIND, cluster, queue, priority))
+        queued = queue_labels(_KIND, cluster, queue, priority)
+        self._labels.update(queued)
+        self._placement = (
+            {}
+            if placement is None
+            else podset_annotations(_KIND, cluster, placement, {NODE: self._nodes}, queued=bool(queued))[NODE]
+        )
         self._initializer: dict[str, Any] = {}
         secret = (
             None
@@ -276,6 +287,12 @@ class TrainJob(ObjectConstruct):
             pod.update(gpu_placement(self._cluster))
         return pod
 
+    def _pod_template_patch(self) -> dict[str, Any]:
+        template: dict[str, Any] = {"spec": self._pod_patch()}
+        if self._placement:
+            template = {"metadata": {"annotations": dict(self._placement)}, **template}
+        return template
+
     def _spec(self) -> dict[str, Any]:
         spec: dict[str, Any] = {
             "runtimeRef": {
@@ -293,7 +310,7 @@ class TrainJob(ObjectConstruct):
                                 "replicatedJobs": [
                                     {
                                         "name": NODE,
-                                        "template": {"spec": {"template": {"spec": self._pod_patch()}}},
+                                        "template": {"spec": {"template": self._pod_template_patch()}},
                                     }
                                 ]
                             }

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from trainops.constructs._core.base import Construct
 from trainops.constructs._core.props import renamed_props
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs._core.topology import TopologyPlacement
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.pytorch_job import PyTorchJob
 from trainops.constructs.train_job import OPERATOR as TRAINER
@@ -46,6 +47,8 @@ class TrainingJob(Construct):
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name, or ``None``. Default: ``None``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
+        placement: where the pods sit in the cluster topology (needs ``queue``), or ``None``.
+            Default: ``None``.
 
     Raises:
         ValueError: a bad prop, or a cluster that runs neither operator (naming the cluster and
@@ -73,6 +76,7 @@ class TrainingJob(Construct):
         active_deadline_seconds: int | None = None,
         queue: str | None = None,
         priority: str | None = None,
+        placement: TopologyPlacement | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._job: TrainJob | PyTorchJob
@@ -93,6 +97,7 @@ class TrainingJob(Construct):
                 active_deadline_seconds=active_deadline_seconds,
                 queue=queue,
                 priority=priority,
+                placement=placement,
             )
         elif cluster.has_operator(TRAINING_OPERATOR):
             if isinstance(num_nodes, bool) or not isinstance(num_nodes, int) or num_nodes < 1:
@@ -114,6 +119,7 @@ class TrainingJob(Construct):
                 run_policy=RunPolicy(active_deadline_seconds=active_deadline_seconds),
                 queue=queue,
                 priority=priority,
+                placement=placement,
             )
         else:
             raise ValueError(

@@ -8,10 +8,11 @@ validator reads ``kubernetes_version`` and ``operators`` to select schemas.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from trainops.core.naming import DNS1123_LABEL, require
+from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN, qualified_name_problem, require
 
 OperatorName = Literal[
     "training-operator",
@@ -23,7 +24,10 @@ OperatorName = Literal[
     "prometheus-operator",
     "argo-cd",
     "jobset",
+    "seldon-core",
+    "podgroup",
     "argo-rollouts",
+    "lws",
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
@@ -73,6 +77,128 @@ class ExternalObject:
     namespace: str | None = None
 
 
+# --- Large-model training facts: topology levels and gang admission (issue 33, DESIGN.md decision 11) ---
+
+#: The node label of the host level; Kueue only allows it as the lowest level of a Topology.
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+#: Gang schedulers a cluster may declare (:attr:`Cluster.gang_scheduler`): Volcano
+#: (``scheduling.volcano.sh`` PodGroup) or the scheduler-plugins coscheduling plugin
+#: (``scheduling.x-k8s.io`` PodGroup).
+GANG_SCHEDULERS: tuple[str, ...] = ("volcano", "scheduler-plugins")
+#: Most levels a Kueue Topology has (``TopologySpec.levels`` ``MaxItems=16``).
+MAX_TOPOLOGY_LEVELS = 16
+
+
+@dataclass(frozen=True)
+class TopologyLevel:
+    """One level of a cluster's network topology: a short name and the node label that says which
+    domain of that level a node is in.
+
+    Args:
+        name: the short name jobs use for the level, e.g. ``"rack"`` (a DNS-1123 label).
+        node_label: the node label, e.g. ``"cloud.example.com/topology-rack"`` or
+            ``"kubernetes.io/hostname"`` (a qualified name).
+    """
+
+    name: str
+    node_label: str
+
+
+@dataclass(frozen=True)
+class ClusterTopology:
+    """The topology levels of a cluster's accelerator nodes, from the broadest (e.g. a network block)
+    to the narrowest (the host), for Kueue Topology Aware Scheduling: trainops emits a Kueue
+    ``Topology`` named ``name`` with these levels and links the GPU ResourceFlavor to it.
+
+    Args:
+        name: the Topology's name (a DNS-1123 subdomain). Default: ``"default"``.
+        levels: the levels, broadest first; ``{"block": ..., "rack": ..., "host": ...}`` (a mapping
+            in order) or :class:`TopologyLevel` items.
+
+    Raises:
+        ValueError: no level or more than 16; a level name that is not a DNS-1123 label or a node
+            label that is not a qualified name; a name or label given twice; ``kubernetes.io/hostname``
+            above the lowest level (the Topology CRD's own CEL rules:
+            kubernetes-sigs/kueue v0.19.2 ``apis/kueue/v1beta2/topology_types.go`` ``TopologySpec``).
+    """
+
+    levels: tuple[TopologyLevel, ...]
+    name: str = "default"
+
+    def __init__(self, levels: Mapping[str, str] | Sequence[TopologyLevel], name: str = "default") -> None:
+        items = (
+            tuple(TopologyLevel(k, v) for k, v in levels.items())
+            if isinstance(levels, Mapping)
+            else tuple(levels)
+        )
+        object.__setattr__(self, "levels", items)
+        object.__setattr__(self, "name", name)
+        self._check()
+
+    def _check(self) -> None:
+        require(DNS1123_SUBDOMAIN, "ClusterTopology", "name", self.name)
+        if not 1 <= len(self.levels) <= MAX_TOPOLOGY_LEVELS:
+            raise ValueError(
+                f"ClusterTopology levels={self.level_names!r}: must have 1 to {MAX_TOPOLOGY_LEVELS} levels"
+            )
+        for level in self.levels:
+            if not isinstance(level, TopologyLevel):
+                raise ValueError(f"ClusterTopology levels: {level!r} is not a TopologyLevel")
+            require(DNS1123_LABEL, "ClusterTopology", "level name", level.name)
+            problem = (
+                qualified_name_problem(level.node_label)
+                if isinstance(level.node_label, str)
+                else "is not a string"
+            )
+            if problem:
+                raise ValueError(
+                    f"ClusterTopology level {level.name!r} node_label={level.node_label!r}: {problem}"
+                )
+        for what, values in (("name", self.level_names), ("node label", self.node_labels)):
+            twice = sorted({v for v in values if values.count(v) > 1})
+            if twice:
+                raise ValueError(f"ClusterTopology levels: {what} {twice[0]!r} is given twice")
+        if HOSTNAME_LABEL in self.node_labels[:-1]:
+            raise ValueError(
+                f"ClusterTopology levels: {HOSTNAME_LABEL} can only be the lowest level (the Topology CRD rejects it above)"
+            )
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        """The levels' short names, broadest first."""
+        return tuple(level.name for level in self.levels)
+
+    @property
+    def node_labels(self) -> tuple[str, ...]:
+        """The levels' node labels, broadest first."""
+        return tuple(level.node_label for level in self.levels)
+
+    def level(self, name_or_label: str) -> TopologyLevel | None:
+        """The level with this short name or node label, ``None`` when the topology has none."""
+        return next((lv for lv in self.levels if name_or_label in (lv.name, lv.node_label)), None)
+
+    def depth(self, node_label: str) -> int:
+        """The index of the level with ``node_label`` (0 is the broadest), -1 when there is none."""
+        labels = self.node_labels
+        return labels.index(node_label) if node_label in labels else -1
+
+
+def _check_training(cluster: Cluster) -> None:
+    """Check the large-model training facts of ``cluster`` (see :class:`Cluster`)."""
+    if cluster.gang_scheduler is not None and cluster.gang_scheduler not in GANG_SCHEDULERS:
+        raise ValueError(
+            f"Cluster gang_scheduler={cluster.gang_scheduler!r}: must be one of {', '.join(GANG_SCHEDULERS)} or None"
+        )
+    if cluster.topology is not None:
+        if not isinstance(cluster.topology, ClusterTopology):
+            raise ValueError(f"Cluster topology={cluster.topology!r}: must be a ClusterTopology")
+        if not cluster.has_operator("kueue"):
+            raise ValueError(
+                f"Cluster {cluster.name!r} topology={cluster.topology.name!r}: topology-aware placement "
+                "needs Kueue (list kueue in operators)"
+            )
+
+
 @dataclass(frozen=True)
 class Cluster:
     """One target cluster.
@@ -104,8 +230,9 @@ class Cluster:
             labels). Default: none.
         spot_taints: taints on spot/preemptible nodes. Default: none.
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
-        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``),
-            or ``None``. Default: ``None``.
+        gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``;
+            :data:`GANG_SCHEDULERS`), or ``None``: multi-node Kubeflow jobs that Kueue does not queue
+            get a ``runPolicy.schedulingPolicy`` for it. Default: ``None``.
         kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
         external: objects that exist in the cluster without being rendered (PVCs, Secrets,
             queues, ...), seen by cross-object policy rules. Default: none.
@@ -127,10 +254,13 @@ class Cluster:
             ``"istio"`` (a VirtualService) or ``"gateway-api"`` (an HTTPRoute, with the
             ``argoproj-labs/gatewayAPI`` plugin registered in ``argo-rollouts-config``), or ``None``
             (canaries shift traffic by replica counts). Default: ``None``.
+        topology: the network topology levels of the GPU nodes for Kueue Topology Aware Scheduling
+            (:class:`ClusterTopology`; needs ``kueue``), or ``None``. Default: ``None``.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
-            protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``.
+            protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``; an
+            unknown ``gang_scheduler``; a ``topology`` on a cluster without Kueue.
     """
 
     name: str
@@ -159,6 +289,8 @@ class Cluster:
     repo_url: str = "https://git.example.com/ml/platform.git"
     argocd_namespace: str = "argocd"
     traffic_router: TrafficRouter | None = None
+    # Large-model training (issue 33): topology levels (gang admission: ``gang_scheduler`` above, Kueue).
+    topology: ClusterTopology | None = None
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)
@@ -167,6 +299,7 @@ class Cluster:
                 f"Cluster kubernetes_version={self.kubernetes_version!r}: expected '1.N', e.g. '1.34'"
             )
         self._check_delivery()
+        _check_training(self)
 
     def _check_delivery(self) -> None:
         """Check the Argo CD delivery fields (see the class docstring)."""

@@ -287,6 +287,20 @@ def _argo(*prefix: str) -> tuple[SpecSite, ...]:
     )
 
 
+def _lws_templates(*prefix: str) -> tuple[SpecSite, ...]:
+    """The leader and worker pod templates of a ``LeaderWorkerSetSpec`` at ``prefix``."""
+    return (
+        _template(*prefix, "leaderWorkerTemplate", "leaderTemplate"),
+        _template(*prefix, "leaderWorkerTemplate", "workerTemplate"),
+    )
+
+
+_LWS = "lws"
+_ROLLOUTS = "argo-rollouts"
+#: A Job metric's pod template in an analysis (argo-rollouts ``MetricProvider.Job.Spec``).
+_ANALYSIS_JOBS = (_template("spec", "metrics", EACH_ITEM, "provider", "job", "spec", "template"),)
+
+
 def _ray(*prefix: str) -> tuple[SpecSite, ...]:
     return (
         _template(*prefix, "headGroupSpec", "template"),
@@ -543,16 +557,57 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
     KindInfo("ray.io", "RayCluster", pod_specs=_ray("spec"), wrappable=True),
     KindInfo("ray.io", "RayJob", pod_specs=_ray("spec", "rayClusterSpec"), trial=True, wrappable=True),
     KindInfo("ray.io", "RayService", pod_specs=_ray("spec", "rayClusterConfig")),
-    # LeaderWorkerSet ``LeaderWorkerTemplate`` (kubernetes-sigs/lws ``api/leaderworkerset/v1``).
+    # LeaderWorkerSet ``LeaderWorkerTemplate`` (kubernetes-sigs/lws v0.10.0 ``api/leaderworkerset/v1``).
     KindInfo(
         "leaderworkerset.x-k8s.io",
         "LeaderWorkerSet",
-        pod_specs=(
-            _template("spec", "leaderWorkerTemplate", "leaderTemplate"),
-            _template("spec", "leaderWorkerTemplate", "workerTemplate"),
-        ),
+        ("v1",),
+        pod_specs=_lws_templates("spec"),
+        operators=(_LWS,),
         wrappable=True,
     ),
+    # DisaggregatedSet: one LeaderWorkerSet spec per role (prefill, decode...), and the scaler of a
+    # role (kubernetes-sigs/lws v0.10.0 ``api/disaggregatedset/v1``).
+    KindInfo(
+        "disaggregatedset.x-k8s.io",
+        "DisaggregatedSet",
+        ("v1",),
+        pod_specs=_lws_templates("spec", "roles", EACH_ITEM, "spec"),
+        operators=(_LWS,),
+    ),
+    KindInfo("disaggregatedset.x-k8s.io", "DisaggregatedSetRoleScaler", ("v1",), operators=(_LWS,)),
+    # Argo Rollouts (argoproj/argo-rollouts v1.9.1 ``pkg/apis/rollouts/v1alpha1/types.go``,
+    # ``analysis_types.go``, ``experiment_types.go``): the Rollout's ``template`` becomes its
+    # ReplicaSets' pods, an Experiment's ``templates[].template`` those of its ReplicaSets, and a Job
+    # metric (``MetricProvider.Job``) runs a ``batch/v1`` JobSpec. The controller, not the API server,
+    # checks them (there is no admission webhook). Argo CD has built-in health checks for Rollout,
+    # AnalysisRun and Experiment (``resource_customizations/argoproj.io``).
+    KindInfo(
+        "argoproj.io",
+        "Rollout",
+        ("v1alpha1",),
+        pod_specs=(_template("spec", "template"),),
+        operators=(_ROLLOUTS,),
+    ),
+    KindInfo(
+        "argoproj.io",
+        "Experiment",
+        ("v1alpha1",),
+        pod_specs=(_template("spec", "templates", EACH_ITEM, "template"),),
+        operators=(_ROLLOUTS,),
+    ),
+    KindInfo(
+        "argoproj.io", "AnalysisTemplate", ("v1alpha1",), pod_specs=_ANALYSIS_JOBS, operators=(_ROLLOUTS,)
+    ),
+    KindInfo(
+        "argoproj.io",
+        "ClusterAnalysisTemplate",
+        ("v1alpha1",),
+        pod_specs=_ANALYSIS_JOBS,
+        operators=(_ROLLOUTS,),
+        cluster_scoped=True,
+    ),
+    KindInfo("argoproj.io", "AnalysisRun", ("v1alpha1",), pod_specs=_ANALYSIS_JOBS, operators=(_ROLLOUTS,)),
     # Kubeflow Notebook ``NotebookSpec.Template`` (kubeflow/kubeflow ``notebook_types.go``).
     KindInfo("kubeflow.org", "Notebook", pod_specs=(_template("spec", "template"),)),
     # Knative Serving ``Service.spec.template`` (a ``RevisionTemplateSpec``; knative/serving ``service_types.go``).

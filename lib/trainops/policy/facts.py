@@ -9,6 +9,8 @@ A facts file (checked against :data:`FACTS_SCHEMA`, written for editors as
     gpuTaints: [{key: nvidia.com/gpu, effect: NoSchedule}]
     gpuNodeSelector: {nvidia.com/gpu.present: "true"}
     gangScheduler: volcano
+    kueue: true
+    topology: {name: default, levels: [cloud.example.com/topology-block, kubernetes.io/hostname]}
     kueueNamespaces: [ml-training]
     prometheusRelease: kube-prometheus-stack
     storageClasses: [standard, nfs]
@@ -58,6 +60,16 @@ FACTS_SCHEMA: dict[str, Any] = {
         },
         "gpuNodeSelector": {"type": "object", "additionalProperties": {"type": "string"}},
         "gangScheduler": {"type": "string"},
+        "kueue": {"type": "boolean"},
+        "topology": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["levels"],
+            "properties": {
+                "name": {"type": "string"},
+                "levels": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            },
+        },
         "kueueNamespaces": {"type": "array", "items": {"type": "string"}},
         "prometheusRelease": {"type": "string"},
         "storageClasses": {"type": "array", "items": {"type": "string"}},
@@ -94,6 +106,11 @@ class Facts:
         gpu_taints: taints GPU pods must tolerate. Default: none known.
         gpu_node_selector: labels selecting GPU nodes. Default: none known.
         gang_scheduler: the gang scheduler the cluster runs, or ``None``.
+        kueue: the cluster runs Kueue (``True``), does not (``False``), or it is not known (``None``:
+            rules about gang admission only check what a job asks for itself).
+        topology_levels: node labels of the cluster's Kueue Topology levels, broadest first; empty
+            when the cluster declares no topology.
+        topology_name: the Kueue Topology's name, or ``None``.
         kueue_namespaces: namespaces Kueue manages.
         prometheus_release: the ``release`` label Prometheus selects monitors by, or ``None``.
         storage_classes: StorageClass names that exist; empty means unknown (not checked).
@@ -107,6 +124,9 @@ class Facts:
     gpu_taints: tuple[Taint, ...] = ()
     gpu_node_selector: Mapping[str, str] = field(default_factory=dict)
     gang_scheduler: str | None = None
+    kueue: bool | None = None
+    topology_levels: tuple[str, ...] = ()
+    topology_name: str | None = None
     kueue_namespaces: tuple[str, ...] = ()
     prometheus_release: str | None = None
     storage_classes: tuple[str, ...] = ()
@@ -123,6 +143,9 @@ class Facts:
             gpu_taints=cluster.gpu_taints,
             gpu_node_selector=dict(cluster.gpu_node_selector),
             gang_scheduler=cluster.gang_scheduler,
+            kueue=cluster.has_operator("kueue"),
+            topology_levels=cluster.topology.node_labels if cluster.topology else (),
+            topology_name=cluster.topology.name if cluster.topology else None,
             kueue_namespaces=cluster.kueue_namespaces,
             prometheus_release=cluster.prometheus_labels.get("release"),
             storage_classes=tuple(sorted(set(cluster.storage_classes.values()))),
@@ -158,6 +181,9 @@ def load_facts(path: str) -> Facts:
         ),
         gpu_node_selector=dict(data.get("gpuNodeSelector", {})),
         gang_scheduler=data.get("gangScheduler"),
+        kueue=data.get("kueue"),
+        topology_levels=tuple(data.get("topology", {}).get("levels", ())),
+        topology_name=data.get("topology", {}).get("name", "default") if "topology" in data else None,
         kueue_namespaces=tuple(data.get("kueueNamespaces", ())),
         prometheus_release=data.get("prometheusRelease"),
         storage_classes=tuple(data.get("storageClasses", ())),

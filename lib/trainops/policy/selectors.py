@@ -93,7 +93,8 @@ class Pods:
 def pod_labels(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
     """The template's labels plus those the owning controller adds (Training Operator
     ``training.kubeflow.org/operator-name``/``job-name``/``replica-type``, Job ``job-name``, KServe
-    ``serving.kserve.io/inferenceservice``/``component``)."""
+    ``serving.kserve.io/inferenceservice``/``component``, JobSet ``jobset.sigs.k8s.io/jobset-name``,
+    LeaderWorkerSet ``leaderworkerset.sigs.k8s.io/name``)."""
     labels = dict(site.labels)
     name = metadata_of(obj).get("name")
     key = group_kind(obj)
@@ -110,6 +111,10 @@ def pod_labels(obj: dict[str, Any], site: PodSite) -> dict[str, Any]:
         labels.setdefault("component", str(site.parts[1]))
     elif key == ("jobset.x-k8s.io", "JobSet"):
         labels.setdefault("jobset.sigs.k8s.io/jobset-name", name)
+    elif key == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
+        # every pod of the set, leader and workers (kubernetes-sigs/lws v0.10.0
+        # api/leaderworkerset/v1/leaderworkerset_types.go SetNameLabelKey)
+        labels.setdefault("leaderworkerset.sigs.k8s.io/name", name)
     return labels
 
 

@@ -11,6 +11,10 @@ schema*, *Field pruning* and *Validation*):
 * ``nullable: true`` also accepts ``null``;
 * ``x-kubernetes-embedded-resource`` objects carry apiVersion, kind and ObjectMeta, checked inside;
 * ``x-kubernetes-list-type: set`` items are unique (``map`` keys are checked by the engine);
+* a ``required`` property whose schema declares a ``default`` is not required: the API server
+  applies structural defaults when it decodes the object, before validation, so a missing
+  defaulted field is filled in (apiextensions-apiserver ``pkg/apiserver/schema/defaulting``,
+  ``Default``), e.g. LeaderWorkerSet v0.10.0's ``rolloutStrategy.type`` (default ``RollingUpdate``);
 * OpenAPI v3.0 boolean ``exclusiveMinimum``/``exclusiveMaximum`` become draft 2020-12 numbers;
 * ``format: int32``/``int64`` become range checks (the API server rejects out-of-range values);
 * value-validation sub-schemas (``allOf``/``anyOf``/``oneOf``/``not``) never add
@@ -100,6 +104,19 @@ def scale_replicas_schema(spec_replicas_path: str) -> dict[str, Any]:
     return node
 
 
+def _undefaulted(required: list[Any], properties: Any) -> list[Any]:
+    """The names of ``required`` whose property schema has no ``default`` (structural defaulting
+    fills the others in before the API server validates; defaults of value-only sub-schemas are
+    never applied, so only a node's own ``properties`` count)."""
+    if not isinstance(properties, dict):
+        return required
+    return [
+        name
+        for name in required
+        if not (isinstance(properties.get(name), dict) and "default" in properties[name])
+    ]
+
+
 def _convert(node: dict[str, Any], *, value_only: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     preserve = bool(node.get("x-kubernetes-preserve-unknown-fields"))
@@ -113,6 +130,10 @@ def _convert(node: dict[str, Any], *, value_only: bool) -> dict[str, Any]:
     for key in _COPY:
         if key in node:
             out[key] = node[key]
+    if "required" in out and not value_only:
+        out["required"] = _undefaulted(out["required"], node.get("properties"))
+        if not out["required"]:
+            del out["required"]
     if nullable and "enum" in out and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]
     _bounds(node, out)

@@ -18,8 +18,9 @@ from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
 #: Bump when what the index records or the conversion changes meaning, so caches are synced again:
 #: validation trusts each version's CEL census to skip compiling rules it would not evaluate
 #: (:attr:`trainops.schemas.registry.KindSchema.cel_rules_to_evaluate`); 3: the scale subresource's
-#: ``specReplicasPath`` is bounded (:func:`trainops.schemas.convert.scale_replicas_schema`).
-INDEX_VERSION = 3
+#: ``specReplicasPath`` is bounded (:func:`trainops.schemas.convert.scale_replicas_schema`); 4: a
+#: required property with a ``default`` is not required (structural defaulting).
+INDEX_VERSION = 4
 
 
 def catalog_file_digest(catalog: Path) -> str:
