@@ -217,3 +217,14 @@ def test_analysis_run_args_must_have_values() -> None:
 )
 def test_pause_seconds(duration: Any, seconds: int) -> None:
     assert pause_seconds(duration) == seconds
+
+
+def test_pod_template_is_checked_as_a_replica_sets() -> None:
+    doc = _set(
+        _upstream("Rollout", "rollout-analysis-step"),
+        ("spec", "template", "spec", "containers", 0, "name"),
+        "Demo_1",
+    )
+    ((parts, message),) = _issues(doc)
+    assert parts == ("spec", "template", "spec", "containers", 0, "name")
+    assert message.startswith('container name "Demo_1" is not a DNS-1123 label')

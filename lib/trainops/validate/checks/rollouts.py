@@ -10,7 +10,9 @@ document               check (Go function, v1.9.1)
 =====================  ============================================================================
 Rollout                ``pkg/apis/rollouts/validation/validation.go`` ``ValidateRolloutSpec``: a
                        non-empty ``selector`` (unless ``workloadRef``) that matches the template
-                       labels, no template with ``workloadRef``, history and deadlines ≥ 0,
+                       labels, no template with ``workloadRef``, the template as the API server
+                       checks a ReplicaSet's (``ValidatePodTemplateSpecForReplicaSet``), history and
+                       deadlines ≥ 0,
                        ``progressDeadlineSeconds`` > ``minReadySeconds``;
                        ``ValidateRolloutStrategy``: exactly one of blueGreen and canary;
                        ``ValidateRolloutStrategyBlueGreen``: active ≠ preview Service,
@@ -50,7 +52,7 @@ from typing import Any, Final
 from trainops.core.findings import Issue
 from trainops.core.kinds import Parts
 from trainops.core.rules import RuleInfo, register
-from trainops.validate.checks.api_server import selector_matches
+from trainops.validate.checks.api_server import selector_matches, semantic_issues
 from trainops.validate.context import Check, DocumentContext
 from trainops.validate.cron import go_duration_seconds
 
@@ -182,6 +184,8 @@ def rollout_issues(data: dict[str, Any]) -> list[Issue]:
                 )
     elif isinstance(template, dict) and template:
         issues.append(_issue((*base, "template"), "template must be empty for workload reference rollout"))
+    if spec.get("workloadRef") is None and isinstance(template, dict):
+        issues.extend(template_issues(data, selector, template))
     history = _int(spec.get("revisionHistoryLimit"))
     history = DEFAULT_REVISION_HISTORY_LIMIT if history is None else history
     min_ready = _int(spec.get("minReadySeconds")) or 0
@@ -200,6 +204,26 @@ def rollout_issues(data: dict[str, Any]) -> list[Issue]:
         )
     issues.extend(_strategy(data, spec, history))
     return issues
+
+
+def template_issues(data: dict[str, Any], selector: Any, template: dict[str, Any]) -> list[Issue]:
+    """``ValidatePodTemplateSpecForReplicaSet`` as ``ValidateRolloutSpec`` calls it: the API server's
+    checks of a ReplicaSet's pod template (container names, ports, mounts, resources...), run on the
+    template the Rollout's ReplicaSets will carry; the selector match is reported above."""
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    replica_set = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name if isinstance(name, str) else "rollout"},
+        "spec": {"selector": selector, "template": template},
+    }
+    found = semantic_issues(replica_set, "apps/v1", "ReplicaSet", namespaced=True)
+    return [
+        _issue(i.parts, i.message)
+        for i in found
+        if i.parts[:2] == ("spec", "template") and i.keyword != "selector-mismatch"
+    ]
 
 
 def _strategy(data: dict[str, Any], spec: dict[str, Any], history: int) -> list[Issue]:
@@ -542,7 +566,10 @@ def analysis_issues(kind: str, data: dict[str, Any]) -> list[Issue]:
         if problem is not None:
             return [_issue(("spec", "metrics", index), problem)]
         resolved.append(_resolve(metric, values))
-    problem = validate_metrics(resolved)
+    # A template that composes others (``spec.templates``, resolved by the controller) may have no
+    # metrics of its own.
+    composed = kind != "AnalysisRun" and isinstance(spec.get("templates"), list) and spec["templates"]
+    problem = None if composed and not resolved else validate_metrics(resolved)
     if problem is not None:
         return [_issue(("spec", "metrics"), f"Analysis spec invalid: {problem}")]
     names = [m.get("name") for m in resolved if isinstance(m, dict)]
