@@ -178,9 +178,11 @@ def test_sample_generated_validates_against_each_clusters_own_target(
 def test_sample_target_of_every_tree(cli: Any, sample: Path) -> None:
     run = cli("validate", "-o", "json", "generated")
     assert [t["cluster"] for t in json.loads(run.out)["target"]["targets"]] == [
+        "gpu-east",
         "gpu-next",
         "gpu-prod",
         "gpu-staging",
+        "gpu-west",
     ]
 
 

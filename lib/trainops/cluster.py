@@ -1,6 +1,6 @@
 """The public home of the target-cluster types users declare in ``apps/clusters.py``:
-``from trainops.cluster import Cluster, ClusterTopology, ExternalObject, Taint``. Defined in
-:mod:`trainops.core.cluster`, the cluster facts every layer reads."""
+``from trainops.cluster import Cluster, ClusterTopology, DeviceClass, ExternalObject, MultiKueueManager, Taint``.
+Defined in :mod:`trainops.core.cluster`, the cluster facts every layer reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from trainops.core.cluster import (
     PINNED_REVISION,
     Cluster,
     ClusterTopology,
+    DeviceClass,
     ExternalObject,
+    MultiKueueManager,
     OperatorName,
     Taint,
     TopologyLevel,
@@ -18,7 +20,9 @@ __all__ = [
     "PINNED_REVISION",
     "Cluster",
     "ClusterTopology",
+    "DeviceClass",
     "ExternalObject",
+    "MultiKueueManager",
     "OperatorName",
     "Taint",
     "TopologyLevel",

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
@@ -59,6 +59,55 @@ class Project:
             UsageError: no such cluster.
         """
         return find_cluster(self.clusters, name)
+
+    def render_mode(self, app_def: AppDef, target: Cluster) -> Literal["all", "mirror"] | None:
+        """How ``app_def`` is rendered for ``target``: ``"all"`` when it targets it
+        (:meth:`AppDef.targets`), ``"mirror"`` when ``target`` is a MultiKueue worker of a manager it
+        targets (without its run-once objects: MultiKueue creates the jobs there), else ``None``. A
+        worker gets an app in full only when the app names it in ``clusters`` (an app for every
+        cluster reaches a worker through its manager)."""
+        manager = multikueue_manager(self.clusters, target.name)
+        if manager is None:
+            return "all" if app_def.targets(target) else None
+        if target.name in app_def.clusters:
+            return "all"
+        return "mirror" if app_def.targets(manager) else None
+
+
+def multikueue_manager(clusters: tuple[Cluster, ...], worker: str) -> Cluster | None:
+    """The MultiKueue manager among ``clusters`` whose workers include ``worker``, or ``None``."""
+    return next((c for c in clusters if c.multikueue is not None and worker in c.multikueue.workers), None)
+
+
+def check_multikueue(clusters: tuple[Cluster, ...], where: Path) -> None:
+    """Check the MultiKueue roles of ``clusters`` (:class:`~trainops.core.cluster.MultiKueueManager`): every
+    worker is a declared cluster that runs Kueue, is no manager itself and has one manager.
+
+    Args:
+        clusters: the declared clusters.
+        where: the file declaring them, for messages.
+
+    Raises:
+        UsageError: one line naming the manager, the worker and what is wrong.
+    """
+    names = {c.name: c for c in clusters}
+    managers: dict[str, str] = {}
+    for manager in clusters:
+        if manager.multikueue is None:
+            continue
+        for worker in manager.multikueue.workers:
+            found = names.get(worker)
+            prefix = f"{where}: cluster {manager.name!r} multikueue worker {worker!r}"
+            if found is None:
+                known = ", ".join(names) or "none"
+                raise UsageError(f"{prefix} is not a declared cluster (declared: {known})")
+            if found.multikueue is not None:
+                raise UsageError(f"{prefix} is itself a MultiKueue manager")
+            if not found.has_operator("kueue"):
+                raise UsageError(f"{prefix} does not list kueue in operators (workers run Kueue too)")
+            if worker in managers:
+                raise UsageError(f"{prefix} is already a worker of {managers[worker]!r}")
+            managers[worker] = manager.name
 
 
 def find_cluster(clusters: tuple[Cluster, ...], name: str) -> Cluster:
@@ -127,6 +176,7 @@ def load_clusters(root: Path, module: str = APPS_PACKAGE) -> tuple[Cluster, ...]
     clusters = getattr(loaded, "CLUSTERS", None)
     if not isinstance(clusters, tuple | list) or not all(isinstance(c, Cluster) for c in clusters):
         raise UsageError(f"{path}: must define CLUSTERS (a tuple of Cluster)")
+    check_multikueue(tuple(clusters), path)
     return tuple(clusters)
 
 
@@ -177,6 +227,8 @@ def load_project(root: Path, module: str = APPS_PACKAGE) -> Project:
         clusters = getattr(package, "CLUSTERS", None)
     if apps is None or clusters is None:
         raise UsageError(f"{root / module}/__init__.py: must define APPS and CLUSTERS")
+    if not has_module:
+        check_multikueue(tuple(clusters), root / module / "__init__.py")
     from trainops.app import check_registry  # apps are read here only (validate reads clusters)
 
     try:

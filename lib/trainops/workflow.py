@@ -8,11 +8,14 @@ own target as the one resolver gives it (:func:`trainops.pipeline.resolve_target
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from trainops.core.errors import UsageError
 from trainops.core.findings import Result
 from trainops.pipeline import Target, Text, check, resolve_targets
 from trainops.project import Project
@@ -24,6 +27,57 @@ from trainops.yaml.load import Document
 #: ``policy(texts, targets) -> Result``: the policy rules over one cluster's rendered texts, each
 #: with its target (by name) giving the facts.
 PolicyHook = Callable[[list[Text], Mapping[str, Target]], Result]
+
+
+#: ``K/N``: shard K (1-based) of N.
+_SHARD = re.compile(r"^([1-9][0-9]{0,3})/([1-9][0-9]{0,3})$")
+#: The Argo CD objects and ``lock.json`` of each cluster go to the shard of this name (the
+#: ``generated/<cluster>/argocd/`` directory, :data:`trainops.synth.delivery.DELIVERY_APP`).
+DELIVERY_SHARD_NAME = "argocd"
+
+
+def shard_number(app: str, count: int) -> int:
+    """The shard (``1``…``count``) that checks ``app``: the first 8 bytes of the SHA-256 of its name,
+    big-endian, modulo ``count``, plus one. It depends on nothing but the name and ``count``, so an
+    app keeps its shard when others are added or removed, and every runner computes the same split.
+    """
+    return int.from_bytes(hashlib.sha256(app.encode("utf-8")).digest()[:8], "big") % count + 1
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of ``count`` parts of a repository's apps, for ``trainops ci --shard K/N``.
+
+    Args:
+        index: this shard, 1-based (``K``).
+        count: how many shards (``N``), 1…9999.
+    """
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``"2/4"`` → ``Shard(2, 4)``.
+
+        Raises:
+            UsageError: not ``K/N`` with 1 ≤ K ≤ N ≤ 9999.
+        """
+        match = _SHARD.match(text.strip())
+        if match is None or int(match.group(1)) > int(match.group(2)):
+            raise UsageError(f"--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    def holds(self, app: str) -> bool:
+        """Whether this shard checks ``app`` (an app name, or ``argocd`` for the Argo CD objects
+        and ``lock.json`` of every cluster): :func:`shard_number`."""
+        return shard_number(app, self.count) == self.index
+
+    def holds_path(self, rel: str) -> bool:
+        """Whether this shard checks the file ``<cluster>/<app>/<file>`` (relative to the
+        generated root); ``<cluster>/lock.json`` goes with the Argo CD objects."""
+        parts = rel.split("/")
+        return self.holds(parts[1] if len(parts) > 2 else DELIVERY_SHARD_NAME)
 
 
 @dataclass(frozen=True)
@@ -50,6 +104,7 @@ def check_rendered(
     kubernetes_version: str | None = None,
     options: ValidateOptions | None = None,
     policy: PolicyHook | None = None,
+    only: Callable[[AppResult], bool] | None = None,
 ) -> tuple[Result, list[AppCheck]]:
     """Validate every rendered app against its cluster's target, in memory.
 
@@ -62,9 +117,12 @@ def check_rendered(
         options: validation options. Default: :class:`ValidateOptions` defaults.
         policy: called once per cluster with all of that cluster's texts (cross-object rules see
             the whole rendered set); its findings join the merged result. Default: no policies.
+        only: the apps to validate and report (``trainops ci --shard``): the others are read by the
+            policy step as context (cross-object rules still see every object of the cluster), and
+            findings in their files are left out. Default: every app.
 
     Returns:
-        The merged result and one :class:`AppCheck` per app, in the order of ``results``.
+        The merged result and one :class:`AppCheck` per reported app, in the order of ``results``.
 
     Raises:
         UsageError: a cluster is not declared. SchemaError: a cached schema is unreadable.
@@ -89,7 +147,8 @@ def check_rendered(
                 clusters=project.clusters,
             )
         )
-    for app in results:
+    reported = [app for app in results if only is None or only(app)]
+    for app in reported:
         start = time.perf_counter()
         texts = inputs[id(app)]
         result = check({text.path: targets[text.path] for text in texts}, texts, options)
@@ -98,9 +157,11 @@ def check_rendered(
         total.documents += result.documents
         total.extend(result.findings)
     if policy is not None:
-        for cluster_name in dict.fromkeys(app.cluster for app in results):
+        mine = {text.path for app in reported for text in inputs[id(app)]}
+        for cluster_name in dict.fromkeys(app.cluster for app in reported):
             texts = [text for app in results if app.cluster == cluster_name for text in inputs[id(app)]]
-            total.extend(policy(texts, targets).findings)
+            found = policy(texts, targets).findings
+            total.extend(found if only is None else [f for f in found if f.file in mine])
     return total, checks
 
 

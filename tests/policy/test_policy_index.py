@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from trainops.core.kinds import group_kind
+from trainops.core.kinds import CLUSTER_SCOPED, group_kind
 from trainops.policy.facts import Facts
 from trainops.policy.index import ObjectIndex
 from trainops.policy.objects import ObjectSet, PerSequence, hashable, of_kind
@@ -112,7 +112,8 @@ def test_object_index_first_matches_the_plain_walk(objects: list[dict[str, Any]]
                     for o in objects
                     if o.get("kind") == kind
                     and metadata_of(o).get("name") == name
-                    and metadata_of(o).get("namespace") == namespace
+                    and (None if group_kind(o) in CLUSTER_SCOPED else metadata_of(o).get("namespace"))
+                    == namespace
                 ),
                 None,
             )
@@ -185,3 +186,15 @@ def test_service_monitor_candidates_hold_every_selected_service(objects: list[di
                     chosen = chosen or matches(selector, {str(k): str(v) for k, v in pods.items()})
                 if chosen:
                     assert any(obj is o for o in offered), (selector, obj)
+
+
+def test_object_index_first_finds_a_cluster_scoped_object_whatever_its_stray_namespace() -> None:
+    """The API server drops the namespace of cluster-scoped objects: a ClusterRole written with one is
+    the ClusterRole a binding names (issue 32), while a Role stays in its namespace."""
+    objects = _objects(FIXTURES / "rbac-cluster-admin" / "fail.yaml")
+    index = ObjectIndex(objects, Facts())
+    role = index.first("ClusterRole", "spelled-out", None)
+    assert role is not None and metadata_of(role)["namespace"] == "team-vision"
+    assert index.first("ClusterRole", "spelled-out", "team-vision") is None
+    assert index.first("Role", "everything", "team-vision") is not None
+    assert index.first("Role", "everything", None) is None

@@ -517,3 +517,53 @@ def test_synth_check_hook_command(cli: Any, tmp_path: Path, monkeypatch: pytest.
     assert stale.code == 1
     assert "changed  generated/lab/web/deployment_web.yaml" in stale.err
     assert "replicas: 2" in (root / "generated/lab/web/deployment_web.yaml").read_text()
+
+
+# --- the sharded workflow (issue 36 point 4) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("shards", [2, 5])
+def test_ci_shards_writes_a_matrix_joined_by_merge(cli: Any, tmp_path: Path, shards: int) -> None:
+    run = cli("init", str(tmp_path), "--ci-shards", str(shards))
+    assert run.code == 0, run.err
+    check = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(tmp_path / WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    workflow = _workflow(tmp_path)
+    shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["trainops"]
+    assert shard["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
+    assert shard["strategy"]["fail-fast"] is False
+    runs = " ".join(s.get("run", "") for s in shard["steps"])
+    assert f'--shard "${{{{ matrix.shard }}}}/{shards}"' in runs
+    assert '--diff-output "reports/trainops-${{ matrix.shard }}.diff.json"' in runs
+    uploads = [s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["with"]["path"] == "reports/"
+    assert merge["needs"] == "shard" and merge["if"] == "always()"
+    merge_runs = " ".join(s.get("run", "") for s in merge["steps"])
+    assert "trainops ci --merge reports" in merge_runs and "--diff-output trainops-diff.md" in merge_runs
+    assert '"${{ needs.shard.result }}" = success' in merge_runs  # one required check fails with any shard
+    assert workflow["env"]["INSTALL_SPEC"] == f"trainops=={__version__}"
+
+
+@pytest.mark.parametrize("shards", ["0", "65", "-2"])
+def test_ci_shards_out_of_range_is_a_usage_error(cli: Any, tmp_path: Path, shards: str) -> None:
+    run = cli("init", str(tmp_path / "x"), "--ci-shards", shards)
+    assert run.code == 2
+    assert "--ci-shards" in run.err
+    assert not (tmp_path / "x").exists()
+
+
+def test_one_ci_shard_is_the_single_job_workflow(cli: Any, tmp_path: Path) -> None:
+    assert cli("init", str(tmp_path), "--ci-shards", "1").code == 0
+    assert set(_workflow(tmp_path)["jobs"]) == {"trainops"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from trainops.cluster import Cluster, ClusterTopology, ExternalObject, Taint
+from trainops.cluster import Cluster, ClusterTopology, DeviceClass, ExternalObject, MultiKueueManager, Taint
 
 #: The git repository holding generated/ (Argo CD's source for every cluster).
 REPO_URL = "https://git.example.com/ml/platform.git"
@@ -56,12 +56,20 @@ GPU_STAGING = replace(
     target_revision="HEAD",
 )
 
+#: The MultiKueue workers of ``gpu-next`` (below): GPU clusters with the same operators, to which
+#: Kueue on gpu-next dispatches the queued jobs.
+WORKERS = ("gpu-west", "gpu-east")
+#: The NVIDIA DRA driver's DeviceClass (installed with the driver's Helm chart, not by trainops).
+NVIDIA_GPU = DeviceClass(name="gpu.nvidia.com", driver="gpu.nvidia.com")
+
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
 #: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
 #: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``. Its GPU nodes sit in
 #: InfiniBand blocks of racks (node labels from the cloud's topology discovery): Kueue places multi-node
 #: jobs by the ``gpu-fabric`` Topology (block, rack, host) and admits them all or nothing; JobSet
-#: v0.12.0 (installed with Trainer v2) runs the JobSets.
+#: v0.12.0 (installed with Trainer v2) runs the JobSets. It is the MultiKueue manager of ``gpu-west``
+#: and ``gpu-east`` (their kubeconfig Secrets live in kueue-system, created out of band) and claims
+#: GPUs through Dynamic Resource Allocation.
 GPU_FABRIC = ClusterTopology(
     {
         "block": "cloud.example.com/topology-block",
@@ -92,7 +100,25 @@ GPU_NEXT = Cluster(
     topology=GPU_FABRIC,
     repo_url=REPO_URL,
     prometheus_labels={"release": PROMETHEUS_RELEASE},
-    external=EXTERNAL,
+    external=(
+        *EXTERNAL,
+        *(ExternalObject("Secret", f"{worker}-kubeconfig", "kueue-system") for worker in WORKERS),
+    ),
+    multikueue=MultiKueueManager(workers=WORKERS),
+    device_classes=(NVIDIA_GPU,),
 )
 
-CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_STAGING, GPU_NEXT)
+#: The MultiKueue workers: gpu-next's operators and DeviceClasses, their own Argo CD destination.
+#: Every app of gpu-next is rendered for them without its jobs (MultiKueue creates those).
+GPU_WORKERS = tuple(
+    replace(
+        GPU_NEXT,
+        name=worker,
+        argocd_server=f"https://{worker}.k8s.example.com:6443",
+        external=EXTERNAL,
+        multikueue=None,
+    )
+    for worker in WORKERS
+)
+
+CLUSTERS: tuple[Cluster, ...] = (GPU_PROD, GPU_STAGING, GPU_NEXT, *GPU_WORKERS)

@@ -3,7 +3,8 @@
 The cluster's Kueue Topology (its GPU fabric: block, rack, host), one GPU flavor (the cluster's GPU
 nodes, placed by that topology) and a CPU flavor, a ClusterQueue ``ml-research`` in the
 ``ml`` cohort with 32 GPUs, the ``ml-training`` LocalQueue the training apps submit to, and two
-WorkloadPriorityClasses.
+WorkloadPriorityClasses. gpu-next is a MultiKueue manager: there the ClusterQueue admits through
+the MultiKueue AdmissionCheck, and its workers gpu-west and gpu-east get the same flavors and queues.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from trainops.constructs import (
     ClusterQueue,
     FlavorQuota,
     LocalQueue,
+    MultiKueue,
     ResourceFlavor,
     Topology,
     WorkloadPriorityClass,
@@ -30,7 +32,9 @@ QUEUE = "ml-training"
 
 
 def build(chart: Chart, cluster: Cluster) -> None:
-    """Add flavors, queues and priorities."""
+    """Add the topology, flavors, queues and priorities (and, on the MultiKueue manager, the
+    MultiKueue objects)."""
+    MultiKueue(chart, "MultiKueue", cluster=cluster)
     topology = Topology(chart, "Fabric", cluster=cluster) if cluster.topology else None
     gpu = ResourceFlavor(chart, "Gpu", cluster=cluster, name="gpu", gpu=True, topology=topology)
     cpu = ResourceFlavor(chart, "Cpu", cluster=cluster, name="cpu")

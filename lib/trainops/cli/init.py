@@ -46,6 +46,10 @@ _VERBS = {
 }
 
 
+#: Most runners ``init --ci-shards`` splits CI over (GitHub Actions allows 256 jobs per matrix).
+MAX_CI_SHARDS = 64
+
+
 @dataclass(frozen=True)
 class InitOptions:
     """Parsed options of ``trainops init``.
@@ -65,6 +69,7 @@ class InitOptions:
         example: add a first app (``pytorchjob`` or ``serving``). Default: none.
         force: overwrite the CI workflow, the pre-commit configuration and CODEOWNERS when they
             exist (e.g. after upgrading trainops); other files are never overwritten.
+        ci_shards: runners the CI workflow splits ``trainops ci`` over (1 to 64). Default: 1.
     """
 
     directory: Path = Path(".")
@@ -76,6 +81,7 @@ class InitOptions:
     install_spec: str | None = None
     example: Example | None = None
     force: bool = False
+    ci_shards: int = 1
 
 
 def run_init(opts: InitOptions) -> int:
@@ -183,6 +189,9 @@ def _spec(opts: InitOptions) -> RepositorySpec:
         example=opts.example,
         with_apps=not apps_exist,
     )
+    if not 1 <= opts.ci_shards <= MAX_CI_SHARDS:
+        raise UsageError(f"init --ci-shards {opts.ci_shards}: expected 1 to {MAX_CI_SHARDS} runners")
+    spec = replace(spec, ci_shards=opts.ci_shards)
     return replace(spec, install_spec=install) if install is not None else spec
 
 
@@ -296,6 +305,14 @@ def _check_server(url: str) -> None:
 )
 @click.option(
     "--example", type=click.Choice(sorted(EXAMPLES)), help="Add a first app and synthesise generated/ for it."
+)
+@click.option(
+    "--ci-shards",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Split `trainops ci` over N GitHub Actions runners (a matrix of --shard K/N jobs and a --merge job).",
 )
 @click.option(
     "--force",

@@ -7,6 +7,7 @@ values raise ``ValueError`` quoting prop and value at once.
 
 from __future__ import annotations
 
+from trainops.constructs._core.devices import DeviceClaim
 from trainops.constructs._core.jobset import Dependency, FailurePolicy, FailureRule
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
@@ -34,12 +35,14 @@ from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
 from trainops.constructs.mpi_job import MPIJob
+from trainops.constructs.multikueue import MultiKueue
 from trainops.constructs.network_policy import NetworkPolicy
 from trainops.constructs.paddle_job import PaddleElasticPolicy, PaddleJob
 from trainops.constructs.pod_disruption_budget import PodDisruptionBudget
 from trainops.constructs.pod_monitor import PodMonitor
 from trainops.constructs.prometheus_rule import AlertRule, PrometheusRule, RecordingRule, RuleGroup
 from trainops.constructs.pytorch_job import ElasticPolicy, PyTorchJob
+from trainops.constructs.resource_claim_template import ResourceClaimTemplate
 from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
@@ -78,6 +81,7 @@ __all__ = [
     "DataPrepJob",
     "DataVolume",
     "Dependency",
+    "DeviceClaim",
     "ElasticPolicy",
     "Experiment",
     "ExternalMetric",
@@ -97,6 +101,7 @@ __all__ = [
     "ModelServer",
     "ModelService",
     "Mount",
+    "MultiKueue",
     "NetworkPolicy",
     "ObjectMetric",
     "Objective",
@@ -112,6 +117,7 @@ __all__ = [
     "PyTorchJob",
     "RecordingRule",
     "ReplicatedJob",
+    "ResourceClaimTemplate",
     "ResourceFlavor",
     "ResourceQuota",
     "Role",

@@ -54,7 +54,10 @@ class ClusterQueue(ObjectConstruct):
     requires it. Defaults favour fairness within a cohort: reclaim lent quota from lower-priority
     borrowers (``reclaimWithinCohort: LowerPriority``) and preempt lower-priority workloads in the
     queue (``withinClusterQueue: LowerPriority``); ``BestEffortFIFO`` so a large job that does not
-    fit does not block smaller ones. Sync wave ``-1``.
+    fit does not block smaller ones. On a MultiKueue manager (``Cluster.multikueue``) the queue
+    lists the MultiKueue AdmissionCheck (``admissionChecksStrategy``; v1beta1 ``admissionChecks``),
+    so its workloads run on the workers (render the check with
+    :class:`~trainops.constructs.multikueue.MultiKueue`). Sync wave ``-1``.
 
     Args:
         scope: the parent construct (cluster-scoped object).
@@ -132,6 +135,12 @@ class ClusterQueue(ObjectConstruct):
             spec["namespaceSelector"] = {}
         if cohort is not None:
             spec["cohortName" if self._api_version.endswith("v1beta2") else "cohort"] = cohort
+        if cluster.multikueue is not None:  # a MultiKueue manager: admit through the workers
+            check = cluster.multikueue.admission_check
+            if self._api_version.endswith("v1beta2"):
+                spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": check}]}
+            else:
+                spec["admissionChecks"] = [check]
         self._flavor_names = tuple(names)
         self.emit_object({"spec": spec}, annotations=argocd_annotations(wave=-1))
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from trainops.constructs._core.argocd import run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, require_name, run_once_name
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     container_security_context,
     env_entries,
@@ -68,6 +68,7 @@ class DataPrepJob(ObjectConstruct):
         backoff_limit: retries before the Job fails. Default: 3.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (Kueue manages batch/v1 Jobs too), or ``None``. Default: ``None``.
+            On a MultiKueue manager a queued job gets ``spec.managedBy: kueue.x-k8s.io/multikueue``.
 
     Raises:
         ValueError: a bad prop (quoting prop and value), e.g. a source that is not a URI.
@@ -148,10 +149,14 @@ class DataPrepJob(ObjectConstruct):
             spec["activeDeadlineSeconds"] = require_whole(
                 _KIND, "active_deadline_seconds", active_deadline_seconds, minimum=1
             )
+        labels = queue_labels(_KIND, cluster, queue, None)
+        managed_by = multikueue_managed_by(cluster, labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
         self._name = run_once_name(base, spec)
         self.emit_object(
             {"spec": spec},
-            labels=queue_labels(_KIND, cluster, queue, None),
+            labels=labels,
             annotations=run_once_annotations(),
         )
 

@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Literal
 
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.devices import DeviceClaim, DevicePlan
 from trainops.constructs._core.emission import Emitted, replace_op
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -387,6 +388,7 @@ class KubeflowJob(ObjectConstruct):
         self._run_policy = run_policy if run_policy is not None else RunPolicy()
         self._mounts = []
         self._placement = Placement()
+        self._devices: DevicePlan | None = None
         self._queue_labels = queue_labels(self.KIND, cluster, queue, priority)
         self._topology = placement
         if self._queue_labels and self._run_policy.suspend:
@@ -417,13 +419,16 @@ class KubeflowJob(ObjectConstruct):
         return []
 
     def _full_spec(self) -> dict[str, Any]:
-        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) applied to every
-        pod template, the topology placement's pod-set annotations on each replica's template, and
-        gang admission (:meth:`_gang`)."""
+        """:meth:`_spec` with the job-wide placement (GPU type, spot, checkpoint env) and the device
+        claims (:meth:`claim_devices`) applied to every pod template, the topology placement's
+        pod-set annotations on each replica's template, gang admission (:meth:`_gang`), and
+        ``runPolicy.managedBy`` on a MultiKueue manager
+        (:func:`~trainops.constructs._core.kueue.multikueue_managed_by`)."""
         spec = self._spec()
-        self._placement.apply(
-            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
-        )
+        obj = {"apiVersion": self.api_version, "kind": self.kind, "spec": spec}
+        self._placement.apply(self._cluster, obj)
+        if self._devices is not None:
+            self._devices.apply(obj)
         replicas = spec.get(KIND_TABLE[("kubeflow.org", self.KIND)].replica_field or "", {})
         if self._topology is not None:
             found = podset_annotations(
@@ -437,6 +442,9 @@ class KubeflowJob(ObjectConstruct):
                 metadata = replicas[name]["template"].setdefault("metadata", {})
                 metadata["annotations"] = {**metadata.get("annotations", {}), **annotations}
         self._gang(spec, sum(int(r["replicas"]) for r in replicas.values()))
+        managed_by = multikueue_managed_by(self._cluster, self._queue_labels)
+        if managed_by is not None:
+            spec["runPolicy"]["managedBy"] = managed_by
         return spec
 
     def _gang(self, spec: dict[str, Any], pods: int) -> None:
@@ -517,6 +525,32 @@ class KubeflowJob(ObjectConstruct):
             )
         self._placement = replace(self._placement, checkpoint_dir=path, spot=spot)
         self.mount(volume, path)
+
+    def claim_devices(self, claim: DeviceClaim) -> None:
+        """Claim the job's GPUs through Dynamic Resource Allocation: on a cluster that uses DRA
+        (``Cluster.uses_dra``) a ResourceClaimTemplate ``<job>-<claim name>-<hash6>`` (a child
+        construct, :class:`~trainops.constructs.resource_claim_template.ResourceClaimTemplate`) and,
+        in every pod that requests GPUs, a ``resourceClaims`` entry naming it and a
+        ``resources.claims`` entry in each GPU container instead of the extended resource; on
+        another cluster the GPUs stay ``cluster.gpu_resource`` (then ``claim`` may not select by
+        attributes). The job's name changes with its spec. Call it once.
+
+        Args:
+            claim: the DeviceClass, count (default: ``gpus_per_node``) and selectors.
+
+        Raises:
+            ValueError: the job requests no GPUs, or GPU pods with different counts; a second call;
+                a count other than the pods' GPUs; an undeclared DeviceClass; selectors on a cluster
+                that does not use DRA (:func:`~trainops.constructs._core.devices.plan_devices`).
+        """
+        from trainops.constructs.resource_claim_template import claim_job_devices
+
+        if self._devices is not None:
+            raise ValueError(f"{self.KIND} claim_devices: the job already claims devices")
+        obj = {"apiVersion": self.api_version, "kind": self.kind, "spec": self._spec()}
+        plan = claim_job_devices(self, self.KIND, self._cluster, self._base_name, claim, obj)
+        self._devices = plan
+        self._respec()
 
     def _emit(self) -> None:
         spec = self._full_spec()

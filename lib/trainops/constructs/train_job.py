@@ -9,7 +9,7 @@ from typing import Any, Literal
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
 from trainops.constructs._core.emission import Emitted, replace_op
-from trainops.constructs._core.kueue import queue_labels
+from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
     SHM_PATH,
     TMP_PATH,
@@ -87,6 +87,7 @@ class TrainJob(ObjectConstruct):
             has several GPUs or nodes, else none.
         active_deadline_seconds: wall-clock limit in seconds, or ``None``. Default: ``None``.
         queue: Kueue LocalQueue name (the ``kueue.x-k8s.io/queue-name`` label), or ``None``. Default: ``None``.
+            On a MultiKueue manager a queued job gets ``spec.managedBy: kueue.x-k8s.io/multikueue``.
         priority: Kueue WorkloadPriorityClass name (needs ``queue``), or ``None``. Default: ``None``.
         placement: where the nodes sit in the cluster topology (Kueue Topology Aware Scheduling;
             needs ``queue``): its pod-set annotations go on the ``node`` pod template through the
@@ -323,4 +324,7 @@ class TrainJob(ObjectConstruct):
             spec["activeDeadlineSeconds"] = self._deadline
         if self._initializer:
             spec["initializer"] = self._initializer
+        managed_by = multikueue_managed_by(self._cluster, self._labels)
+        if managed_by is not None:
+            spec["managedBy"] = managed_by
         return spec

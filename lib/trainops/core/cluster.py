@@ -31,6 +31,8 @@ OperatorName = Literal[
 ]
 
 _MINOR = re.compile(r"^1\.(\d+)$")
+#: A DRA attribute or capacity name without its domain (``resource.k8s.io`` ``DeviceMaxIDLength``: 32).
+_DEVICE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 #: A pinned git revision: a full commit SHA or a release tag such as ``v1.4.0`` / ``2026.11.1``.
 PINNED_REVISION = re.compile(r"^(?:[0-9a-f]{40}|v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]+)?)$")
 #: How a cluster's apps reach Argo CD (see :mod:`trainops.synth.delivery`).
@@ -199,6 +201,90 @@ def _check_training(cluster: Cluster) -> None:
             )
 
 
+#: The AdmissionCheck controller of MultiKueue (kueue ``apis/kueue/v1beta2`` ``MultiKueueControllerName``).
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+#: The first Kubernetes minor serving ``resource.k8s.io/v1`` (Dynamic Resource Allocation GA, 1.34).
+DRA_SINCE_MINOR = 34
+
+
+@dataclass(frozen=True)
+class DeviceClass:
+    """A Dynamic Resource Allocation DeviceClass the cluster has (``resource.k8s.io/v1``), usually
+    installed with its driver (e.g. the NVIDIA DRA driver's ``gpu.nvidia.com``).
+
+    Args:
+        name: the DeviceClass name (a DNS-1123 subdomain), e.g. ``gpu.nvidia.com``.
+        driver: the DRA driver publishing its devices, e.g. ``gpu.nvidia.com``; the attribute and
+            capacity domain of its devices in CEL selectors.
+        product_attribute: the device attribute holding the product name. Default: ``productName``
+            (NVIDIA DRA driver).
+        memory_capacity: the device capacity holding its memory. Default: ``memory``.
+
+    Raises:
+        ValueError: a name or driver that is not a DNS-1123 subdomain.
+
+    Source: https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
+    """
+
+    name: str
+    driver: str
+    product_attribute: str = "productName"
+    memory_capacity: str = "memory"
+
+    def __post_init__(self) -> None:
+        require(DNS1123_SUBDOMAIN, "DeviceClass", "name", self.name, max_length=253)
+        require(DNS1123_SUBDOMAIN, "DeviceClass", "driver", self.driver, max_length=63)
+        for prop in ("product_attribute", "memory_capacity"):
+            value = getattr(self, prop)
+            if not isinstance(value, str) or not _DEVICE_ID.match(value):
+                raise ValueError(
+                    f"DeviceClass {prop}={value!r}: must be a C identifier of at most 32 characters "
+                    "(a DRA attribute or capacity name)"
+                )
+
+
+@dataclass(frozen=True)
+class MultiKueueManager:
+    """The MultiKueue role of a manager cluster: Kueue on it dispatches jobs to ``workers``.
+
+    trainops renders, on the manager, an AdmissionCheck (controller ``kueue.x-k8s.io/multikueue``),
+    a MultiKueueConfig listing the workers and one MultiKueueCluster per worker whose kubeconfig is
+    the Secret ``<worker><kubeconfig_suffix>`` in Kueue's namespace (never rendered: create it out of
+    band); every app that targets the manager is also rendered for each worker without its run-once
+    objects (jobs run where MultiKueue sends them).
+
+    Args:
+        workers: names of the worker clusters, each declared in ``apps/clusters.py``.
+        admission_check: the AdmissionCheck (and MultiKueueConfig) name. Default: ``multikueue``.
+        kubeconfig_suffix: suffix of the kubeconfig Secret names. Default: ``-kubeconfig``.
+        kueue_namespace: the namespace Kueue runs in (where the Secrets are). Default: ``kueue-system``.
+
+    Raises:
+        ValueError: no workers, a worker named twice, or a name that is not a DNS-1123 label.
+
+    Source: https://kueue.sigs.k8s.io/docs/concepts/multikueue/
+    """
+
+    workers: tuple[str, ...]
+    admission_check: str = "multikueue"
+    kubeconfig_suffix: str = "-kubeconfig"
+    kueue_namespace: str = "kueue-system"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.workers, str) or not self.workers:
+            raise ValueError(f"MultiKueueManager workers={self.workers!r}: name at least one worker cluster")
+        for worker in self.workers:
+            require(DNS1123_LABEL, "MultiKueueManager", "workers", worker)
+        if len(set(self.workers)) != len(self.workers):
+            raise ValueError(f"MultiKueueManager workers={self.workers!r}: a worker is named twice")
+        require(DNS1123_LABEL, "MultiKueueManager", "admission_check", self.admission_check)
+        require(DNS1123_LABEL, "MultiKueueManager", "kueue_namespace", self.kueue_namespace)
+
+    def kubeconfig_secret(self, worker: str) -> str:
+        """The name of the Secret holding ``worker``'s kubeconfig (key ``kubeconfig``)."""
+        return f"{worker}{self.kubeconfig_suffix}"
+
+
 @dataclass(frozen=True)
 class Cluster:
     """One target cluster.
@@ -261,6 +347,17 @@ class Cluster:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
             protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``; an
             unknown ``gang_scheduler``; a ``topology`` on a cluster without Kueue.
+        multikueue: the cluster is a MultiKueue manager of these workers (:class:`MultiKueueManager`), or
+            ``None``. Needs Kueue. Default: ``None``.
+        device_classes: the Dynamic Resource Allocation DeviceClasses the cluster has
+            (:class:`DeviceClass`); jobs claim devices of them (``claim_devices``). Needs Kubernetes
+            1.34 or later. Default: none (GPUs are the extended resource ``gpu_resource``).
+
+    Raises:
+        ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
+            protected cluster whose ``target_revision`` is not pinned; an unknown ``delivery``; a
+            MultiKueue manager without Kueue or naming itself as a worker; device classes below
+            Kubernetes 1.34 or a device class declared twice.
     """
 
     name: str
@@ -291,6 +388,9 @@ class Cluster:
     traffic_router: TrafficRouter | None = None
     # Large-model training (issue 33): topology levels (gang admission: ``gang_scheduler`` above, Kueue).
     topology: ClusterTopology | None = None
+    # --- MultiKueue and Dynamic Resource Allocation (issue 33 points 4-5) ---
+    multikueue: MultiKueueManager | None = None
+    device_classes: tuple[DeviceClass, ...] = ()
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)
@@ -300,6 +400,36 @@ class Cluster:
             )
         self._check_delivery()
         _check_training(self)
+        self._check_multikueue_dra()
+
+    def _check_multikueue_dra(self) -> None:
+        """Check ``multikueue`` and ``device_classes`` (see the class docstring)."""
+        if self.multikueue is not None:
+            if "kueue" not in self.operators:
+                raise ValueError(
+                    f"Cluster {self.name!r} multikueue: a MultiKueue manager must list kueue in operators"
+                )
+            if self.name in self.multikueue.workers:
+                raise ValueError(f"Cluster {self.name!r} multikueue: the manager cannot be its own worker")
+        if self.device_classes:
+            if self.kubernetes_minor < DRA_SINCE_MINOR:
+                raise ValueError(
+                    f"Cluster {self.name!r} device_classes: Dynamic Resource Allocation (resource.k8s.io/v1) "
+                    f"needs Kubernetes 1.{DRA_SINCE_MINOR} or later, not {self.kubernetes_version}"
+                )
+            names = [c.name for c in self.device_classes]
+            twice = next((n for n in names if names.count(n) > 1), None)
+            if twice is not None:
+                raise ValueError(f"Cluster {self.name!r} device_classes: {twice!r} is declared twice")
+
+    @property
+    def uses_dra(self) -> bool:
+        """Whether jobs claim devices through DRA here: Kubernetes 1.34+ with declared device classes."""
+        return bool(self.device_classes) and self.kubernetes_minor >= DRA_SINCE_MINOR
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        """The declared DeviceClass ``name``, or ``None``."""
+        return next((c for c in self.device_classes if c.name == name), None)
 
     def _check_delivery(self) -> None:
         """Check the Argo CD delivery fields (see the class docstring)."""

@@ -358,6 +358,7 @@ def _cluster(group: str, kind: str) -> KindInfo:
 _MONITORING = "monitoring.coreos.com"
 _KSERVE = ("kserve",)
 _KUEUE = "kueue.x-k8s.io"
+_RESOURCE = "resource.k8s.io"
 
 #: Every kind trainops knows something about, in the order its derived tables list them: the
 #: Lua health checks are emitted in this order, and exported policies group kinds in it.
@@ -660,6 +661,12 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
     _cluster("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
     _cluster("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
     _cluster("policy", "PodSecurityPolicy"),
+    # Dynamic Resource Allocation (k8s.io/api resource/v1, GA in 1.34): DeviceClass, ResourceSlice and
+    # DeviceTaintRule are cluster-scoped; ResourceClaim and ResourceClaimTemplate are namespaced and
+    # hold a claim spec, no pod template (``pkg/registry/resource/*/strategy.go`` ``NamespaceScoped``).
+    *(_cluster(_RESOURCE, kind) for kind in ("DeviceClass", "ResourceSlice", "DeviceTaintRule")),
+    KindInfo(_RESOURCE, "ResourceClaim", ("v1",)),
+    KindInfo(_RESOURCE, "ResourceClaimTemplate", ("v1",)),
     *(
         _cluster(_KUEUE, kind)
         for kind in (

@@ -15,6 +15,7 @@ A facts file (checked against :data:`FACTS_SCHEMA`, written for editors as
     prometheusRelease: kube-prometheus-stack
     storageClasses: [standard, nfs]
     protected: true
+    multikueueManager: true
     external:
       - {kind: PersistentVolumeClaim, namespace: ml-training, name: datasets}
 """
@@ -74,6 +75,7 @@ FACTS_SCHEMA: dict[str, Any] = {
         "prometheusRelease": {"type": "string"},
         "storageClasses": {"type": "array", "items": {"type": "string"}},
         "protected": {"type": "boolean"},
+        "multikueueManager": {"type": "boolean"},
         "external": {
             "type": "array",
             "items": {
@@ -116,6 +118,8 @@ class Facts:
         storage_classes: StorageClass names that exist; empty means unknown (not checked).
         protected: a production cluster.
         external: objects that exist without being rendered.
+        multikueue_manager: the cluster is a MultiKueue manager (``Cluster.multikueue``): its queued
+            jobs run on workers.
     """
 
     cluster: str | None = None
@@ -132,6 +136,7 @@ class Facts:
     storage_classes: tuple[str, ...] = ()
     protected: bool = False
     external: tuple[ExternalObject, ...] = ()
+    multikueue_manager: bool = False
 
     @classmethod
     def of_cluster(cls, cluster: Cluster) -> Facts:
@@ -151,6 +156,7 @@ class Facts:
             storage_classes=tuple(sorted(set(cluster.storage_classes.values()))),
             protected=cluster.protected,
             external=cluster.external,
+            multikueue_manager=cluster.multikueue is not None,
         )
 
     def has_external(self, kind: str, name: str, namespace: str | None = None) -> bool:
@@ -188,6 +194,7 @@ def load_facts(path: str) -> Facts:
         prometheus_release=data.get("prometheusRelease"),
         storage_classes=tuple(data.get("storageClasses", ())),
         protected=bool(data.get("protected", False)),
+        multikueue_manager=bool(data.get("multikueueManager", False)),
         external=tuple(
             ExternalObject(o["kind"], o["name"], o.get("namespace")) for o in data.get("external", ())
         ),

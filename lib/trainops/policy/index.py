@@ -20,6 +20,11 @@ def where(namespace: Any) -> str:
     return f'namespace "{namespace}"' if namespace else "the object's namespace (unset)"
 
 
+def _namespace(obj: dict[str, Any]) -> Any:
+    """``metadata.namespace`` as written, ``None`` for a cluster-scoped kind."""
+    return None if group_kind(obj) in CLUSTER_SCOPED else metadata_of(obj).get("namespace")
+
+
 @dataclass(frozen=True)
 class ObjectIndex:
     """Rendered objects by (kind, namespace, name), plus the facts' external objects.
@@ -60,8 +65,12 @@ class ObjectIndex:
         return self.facts.has_external(kind, name, namespace)
 
     def first(self, kind: str, name: str, namespace: Any) -> dict[str, Any] | None:
-        """The first rendered object whose ``kind``, ``metadata.name`` and ``metadata.namespace``
-        equal these (the group is not compared; ``namespace`` as written, ``None`` when unset)."""
+        """The first rendered object whose ``kind``, ``metadata.name`` and namespace equal these (the
+        group is not compared; ``namespace`` as written, ``None`` when unset). A cluster-scoped object
+        (:data:`~trainops.core.kinds.CLUSTER_SCOPED`) has namespace ``None`` whatever stray
+        ``metadata.namespace`` it carries: the API server drops it (``rest.BeforeCreate`` clears the
+        namespace of objects whose strategy is not ``NamespaceScoped``, kubernetes
+        ``staging/src/k8s.io/apiserver/pkg/registry/rest/create.go``)."""
         if not hashable(namespace):
             return next(
                 (
@@ -69,14 +78,13 @@ class ObjectIndex:
                     for o in self.objects
                     if o.get("kind") == kind
                     and metadata_of(o).get("name") == name
-                    and metadata_of(o).get("namespace") == namespace
+                    and _namespace(o) == namespace
                 ),
                 None,
             )
         if not self._first:
             for obj in self.objects:
-                meta = metadata_of(obj)
-                key = (obj.get("kind"), meta.get("name"), meta.get("namespace"))
+                key = (obj.get("kind"), metadata_of(obj).get("name"), _namespace(obj))
                 if hashable(key):
                     self._first.setdefault(key, obj)
             self._first[(None, None, ())] = {}  # built (a key no document has)

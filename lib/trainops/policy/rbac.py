@@ -27,6 +27,10 @@ BINDINGS: Final[frozenset[GroupKind]] = frozenset({ROLE_BINDING, CLUSTER_ROLE_BI
 WRITE_VERBS: Final = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 #: Verbs that read objects.
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
+#: The verbs that, spelled out on every resource of every group, amount to cluster-admin: reading
+#: and writing any object (Polaris ``pkg/config/checks/clusterrolebindingClusterAdmin.yaml`` at
+#: FairwindsOps/polaris main: a ``verbs`` list with these seven counts as ``*``).
+ADMIN_VERBS: Final = READ_VERBS | {"create", "update", "patch", "delete"}
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,17 @@ class PolicyRule:
     def everything(self) -> bool:
         """Every verb on every resource of every group: what ``cluster-admin`` grants."""
         return "*" in self.verbs and "*" in self.api_groups and "*" in self.resources
+
+    @property
+    def admin(self) -> bool:
+        """What ``cluster-admin`` amounts to: every resource of every group, with ``*`` or every
+        verb of :data:`ADMIN_VERBS` spelled out (read and write any object, Secrets and RBAC
+        objects included)."""
+        return (
+            "*" in self.api_groups
+            and "*" in self.resources
+            and ("*" in self.verbs or self.verbs >= ADMIN_VERBS)
+        )
 
 
 def _strings(value: Any) -> frozenset[str]:

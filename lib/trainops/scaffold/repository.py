@@ -73,6 +73,9 @@ class RepositorySpec:
         install_spec: what ``pip install`` installs in CI. Default: ``trainops==<this version>``.
         example: a first app to add. Default: none.
         with_apps: write the ``apps`` package (``False`` when one exists: it is the user's).
+        ci_shards: split ``trainops ci`` over this many GitHub Actions runners (a matrix of
+            ``trainops ci --shard K/N`` jobs and a ``trainops ci --merge`` job); 1 writes the
+            single-job workflow. Default: 1.
     """
 
     name: str
@@ -84,6 +87,7 @@ class RepositorySpec:
     install_spec: str = f"trainops=={__version__}"
     example: Example | None = None
     with_apps: bool = True
+    ci_shards: int = 1
 
 
 def template(name: str) -> str:
@@ -123,6 +127,15 @@ def clusters_module(spec: RepositorySpec) -> str:
     )
 
 
+def workflow(spec: RepositorySpec, values: dict[str, str]) -> str:
+    """The GitHub Actions workflow: one ``trainops ci`` job, or with ``spec.ci_shards`` > 1 a matrix
+    of ``trainops ci --shard K/N`` jobs joined by ``trainops ci --merge``."""
+    if spec.ci_shards <= 1:
+        return _fill(template("trainops.yml"), values)
+    shards = {"SHARDS": str(spec.ci_shards), "SHARD_LIST": json.dumps(list(range(1, spec.ci_shards + 1)))}
+    return _fill(template("trainops-shards.yml"), {**values, **shards})
+
+
 def repository_files(spec: RepositorySpec) -> list[File]:
     """Every file of the repository ``spec`` describes, in the order ``init`` reports them."""
     shell_spec = shlex.quote(spec.install_spec)
@@ -154,7 +167,7 @@ def repository_files(spec: RepositorySpec) -> list[File]:
         File(".gitignore", template("gitignore")),
         File("README.md", _fill(template("README.md"), values)),
         File("cdk8s.yaml", template("cdk8s.yaml")),
-        File(WORKFLOW, _fill(template("trainops.yml"), values), replaceable=True),
+        File(WORKFLOW, workflow(spec, values), replaceable=True),
         File(PRE_COMMIT, _fill(template("pre-commit-config.yaml"), values), replaceable=True),
         File(CODEOWNERS, template("CODEOWNERS"), replaceable=True),
     ]

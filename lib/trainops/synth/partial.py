@@ -108,7 +108,8 @@ def _render_apps(
     for target in clusters:
         entries: dict[str, dict[str, Any]] | None = None
         for app_def in project.apps.values():
-            if not app_def.targets(target):
+            mode = project.render_mode(app_def, target)
+            if mode is None:
                 continue
             if not render(app_def) and entries is None:
                 entries = lock_entries(out, target.name)  # read once per cluster
@@ -117,7 +118,11 @@ def _render_apps(
                 results.append(kept)
                 continue
             start = time.perf_counter()
-            objects = render_objects(app_def, target)
+            objects = render_objects(app_def, target, without_runs=mode == "mirror")
+            if (
+                mode == "mirror" and not objects
+            ):  # only jobs: nothing runs on the worker but what MultiKueue sends
+                continue
             files = {name: dump_document(obj) for name, obj in objects.items()}
             results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
             rendered.add((target.name, app_def.name))

@@ -14,6 +14,7 @@ from trainops.constructs._core.base import run_checks
 from trainops.constructs._core.props import plain
 from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
+from trainops.core.kinds import RUN_ONCE, group_kind
 from trainops.project import Project
 from trainops.synth.normalise import file_name, normalise
 from trainops.user_code import app_error, apps_dir_of, user_output
@@ -54,8 +55,17 @@ def render_app(app_def: AppDef, cluster: Cluster) -> dict[str, str]:
     return {name: dump_document(obj) for name, obj in render_objects(app_def, cluster).items()}
 
 
-def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any]]:
+def render_objects(
+    app_def: AppDef, cluster: Cluster, *, without_runs: bool = False
+) -> dict[str, dict[str, Any]]:
     """Synthesise one app for one cluster into normalised objects keyed by file name (sorted).
+
+    Args:
+        app_def: the app.
+        cluster: the target.
+        without_runs: leave out run-once objects (:data:`trainops.core.kinds.RUN_ONCE`): the app is
+            rendered for a MultiKueue worker of a manager it targets (:meth:`Project.render_mode`), where
+            MultiKueue creates the jobs. Default: ``False``.
 
     Raises:
         AppError: the app's code raised (a construct's ``ValueError`` for a bad prop, a failed
@@ -73,6 +83,8 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
                 raise ValueError(problems[0])
             manifests = list(chart.to_json())
         normalised = [normalise(plain(m), app_def) for m in manifests]
+        if without_runs:
+            normalised = [obj for obj in normalised if group_kind(obj) not in RUN_ONCE]
     except (KeyboardInterrupt, UsageError):
         raise
     except Exception as exc:  # user code: one line naming app, file and line (issue 15 point 6)
@@ -92,13 +104,19 @@ def render_objects(app_def: AppDef, cluster: Cluster) -> dict[str, dict[str, Any
 
 
 def render_cluster(project: Project, target: Cluster) -> list[AppResult]:
-    """Render every app that targets ``target``, in declaration order."""
+    """Render every app that targets ``target``, in declaration order; on a MultiKueue worker also
+    the apps of its manager, without their run-once objects (:meth:`Project.render_mode`)."""
     results = []
     for app_def in project.apps.values():
-        if not app_def.targets(target):
+        mode = project.render_mode(app_def, target)
+        if mode is None:
             continue
         start = time.perf_counter()
-        objects = render_objects(app_def, target)
+        objects = render_objects(app_def, target, without_runs=mode == "mirror")
+        if (
+            mode == "mirror" and not objects
+        ):  # only jobs: nothing runs on the worker but what MultiKueue sends
+            continue
         files = {name: dump_document(obj) for name, obj in objects.items()}
         results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
     return results

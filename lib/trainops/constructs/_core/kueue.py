@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from trainops.core.cluster import Cluster
+from trainops.core.cluster import MULTIKUEUE_CONTROLLER, Cluster
 from trainops.core.naming import DNS1123_LABEL, require
 
 GROUP: Final = "kueue.x-k8s.io"
@@ -66,3 +66,19 @@ def queue_labels(owner: str, cluster: Cluster, queue: str | None, priority: str 
     if priority is not None:
         labels[PRIORITY_LABEL] = require(DNS1123_LABEL, owner, "priority", priority)
     return labels
+
+
+def multikueue_managed_by(cluster: Cluster, labels: dict[str, str]) -> str | None:
+    """The ``managedBy`` value of a queued job on a MultiKueue manager: ``kueue.x-k8s.io/multikueue``
+    when ``labels`` name a queue (:func:`queue_labels`) and ``cluster`` is a manager
+    (``Cluster.multikueue``), else ``None``. With it the job's own controller leaves the job to Kueue,
+    which runs a copy on a worker and mirrors its status (kueue ``pkg/controller/jobframework``
+    ``ApplyDefaultForManagedBy`` sets the same value when its webhook runs).
+
+    Args:
+        cluster: the target.
+        labels: the job's labels.
+    """
+    if cluster.multikueue is None or QUEUE_LABEL not in labels:
+        return None
+    return MULTIKUEUE_CONTROLLER

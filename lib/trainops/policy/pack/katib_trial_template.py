@@ -172,7 +172,9 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
         )
     primary = template.get("primaryContainerName")
     sites = pod_templates(obj)
-    if primary and sites and not any(site.partial for site in sites):  # a patch's names are the runtime's
+    if (
+        isinstance(primary, str) and primary and sites and not any(site.partial for site in sites)
+    ):  # a patch's names are the runtime's
         found = {c.name for site in sites for c in containers(site, ephemeral=False)}
         if primary not in found:
             yield Issue(

@@ -1,8 +1,11 @@
 """Environment variables whose names say secret, token, password or key take their value from a
-Secret (``valueFrom``), never a literal ``value``.
+Secret (``valueFrom``), never a literal ``value``; nor does any variable hold a credential as its
+literal value, whatever its name (a PEM private key, a cloud access key, an API token: the detectors
+of detect-secrets, as the validator's ``secret-literal`` runs them).
 
 Why: a literal lands in Git, in the rendered manifest, in Argo CD's UI and in every ``kubectl get
--o yaml``; rotating it means a commit. A secretKeyRef keeps the value in the cluster.
+-o yaml``; rotating it means a commit. A secretKeyRef keeps the value in the cluster. Findings never
+quote the value.
 
 Options: ``words``: name words (split on ``_``, ``-``, ``.``; case-insensitive) that mark a secret.
 ``ignore-words``: name words that mark a setting about a secret rather than the secret itself
@@ -47,6 +50,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from trainops.core.credentials import credential_in
 from trainops.core.findings import Issue, Level
 from trainops.core.rules import register
 from trainops.policy.pods import POD_KINDS, all_containers
@@ -69,7 +73,9 @@ _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Each env entry with a secret-like name and a non-empty literal value (the value is never shown)."""
+    """Each env entry with a non-empty literal value and a secret-like name, or whatever its name a
+    value holding a credential (:func:`trainops.core.credentials.credential_in`: detect-secrets'
+    detectors, a PEM private key, a cloud access key, a token...); the value is never shown."""
     words = {str(w).upper() for w in conf["words"]}
     ignored = {str(w).upper() for w in conf["ignore-words"]}
     for container in all_containers(obj):
@@ -85,5 +91,13 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
                 yield Issue(
                     container.at("env", index, "value"),
                     f'container "{container.name}" sets {name} as a literal value (use valueFrom.secretKeyRef)',
+                    ID,
+                )
+                continue
+            found = credential_in(value)
+            if found is not None:
+                yield Issue(
+                    container.at("env", index, "value"),
+                    f'container "{container.name}" sets {name} to a literal {found} (use valueFrom.secretKeyRef)',
                     ID,
                 )

@@ -2,6 +2,11 @@
 
 Why: a PDB selecting nothing protects nothing; one with ``maxUnavailable: 0`` (or ``minAvailable``
 equal to the replica count) blocks every node drain, so cluster upgrades stall on it.
+``maxUnavailable: 0`` (or ``0%``) and ``minAvailable: 100%`` block every voluntary disruption
+whatever the PDB selects, so they are reported even when no rendered workload is selected (Polaris
+``pdbDisruptionsIsZero``, kube-linter ``pdb-max-unavailable``); an integer ``minAvailable`` is
+compared with the pods of the rendered workloads it selects (their replicas, or their HPA's
+maxReplicas).
 
 Options: none.
 
@@ -84,6 +89,29 @@ def check_all(
     for index, pdb in enumerate(objects):
         if group_kind(pdb) != PDB:
             continue
+        raw_spec = pdb.get("spec")
+        spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+        unavailable, available = spec.get("maxUnavailable"), spec.get("minAvailable")
+        blocks = _percent(unavailable) == 0 or (unavailable == 0 and not isinstance(unavailable, bool))
+        if blocks:
+            yield (
+                index,
+                Issue(
+                    ("spec", "maxUnavailable"),
+                    f"maxUnavailable {unavailable} blocks every voluntary disruption",
+                    ID,
+                ),
+            )
+        elif (_percent(available) or 0) >= 100:
+            yield (
+                index,
+                Issue(
+                    ("spec", "minAvailable"),
+                    f"minAvailable {available} blocks every voluntary disruption",
+                    ID,
+                ),
+            )
+            blocks = True
         namespace = metadata_of(pdb).get("namespace")
         selector = dig(pdb, "spec", "selector")
         chosen = selected_pods(selector, pods, namespace, ANY_VALUE_LABELS)
@@ -93,20 +121,13 @@ def check_all(
                 Issue(("spec", "selector"), "PodDisruptionBudget selects no pod in its namespace", ID),
             )
             continue
-        raw_spec = pdb.get("spec")
-        spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
-        unavailable, available = spec.get("maxUnavailable"), spec.get("minAvailable")
         total = sum(index_.pod_count(p.obj, p.site) for p in chosen)
-        if unavailable in (0, "0%"):
-            yield (
-                index,
-                Issue(
-                    ("spec", "maxUnavailable"),
-                    f"maxUnavailable {unavailable} blocks every voluntary disruption",
-                    ID,
-                ),
-            )
-        elif available == "100%" or (isinstance(available, int) and available >= total):
+        if (
+            not blocks
+            and isinstance(available, int)
+            and not isinstance(available, bool)
+            and available >= total
+        ):
             yield (
                 index,
                 Issue(
@@ -115,3 +136,10 @@ def check_all(
                     ID,
                 ),
             )
+
+
+def _percent(value: Any) -> int | None:
+    """The number of a percentage string (``"25%"`` → 25), else ``None``."""
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        return int(value[:-1])
+    return None

@@ -1,10 +1,14 @@
 """Long-running workloads have readiness and liveness probes on every container, model servers a
-startupProbe too, and every named probe port is a declared containerPort.
+startupProbe too, and every probe port is a declared TCP containerPort.
 
 Why: without readiness a Service sends requests to a server still loading its model; without
 liveness a wedged server keeps its endpoint; without a startupProbe the liveness probe kills a
 server that takes minutes to load large weights, in a loop. A probe on an undeclared port name
-fails forever.
+fails forever; a probe on a port number the container does not declare, or an ``httpGet``,
+``tcpSocket`` or ``grpc`` probe on a port declared UDP, most often probes the wrong port (a copied
+manifest, a changed server flag). As kube-linter's ``liveness-port``, ``readiness-port`` and
+``startup-port`` (``pkg/templates/util/check_probe_port.go`` ``CheckProbePort``): the port, by
+name or number, must be one of the container's ``ports`` whose protocol is TCP or unset.
 
 Options: ``require-startup-probe``: require a startupProbe on model servers (a known model-server
 image, a ``--model``-style argument or a ``MODEL_NAME``-style variable:
@@ -61,7 +65,7 @@ from trainops.core.findings import Issue, Level
 from trainops.core.kinds import WORKLOADS
 from trainops.core.rules import register
 from trainops.policy.images import is_model_server
-from trainops.policy.pods import all_containers
+from trainops.policy.pods import Container, all_containers, templated
 from trainops.policy.rule import Context, describe
 
 ID = "probes"
@@ -75,25 +79,48 @@ _PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Per main container: the probes present, and their named ports declared."""
+    """Per main container: the probes present, and their ports declared."""
     for container in all_containers(obj, ephemeral=False):
         if container.field != "containers":
             continue
-        ports = container.get("ports")
-        declared = [p for p in (ports if isinstance(ports, list) else []) if isinstance(p, dict)]
-        names = {p.get("name") for p in declared if p.get("name")}
         wanted = ["readinessProbe", "livenessProbe"]
         if conf["require-startup-probe"] and is_model_server(container.spec):
             wanted.append("startupProbe")
         for probe in wanted:
             if not isinstance(container.get(probe), dict):
                 yield Issue(container.at(probe), f'container "{container.name}" has no {probe}', ID)
-        for probe in _PROBES:
-            for handler in ("httpGet", "tcpSocket"):
-                port = container.get(probe, handler, "port")
-                if isinstance(port, str) and not port.isdigit() and port not in names:
-                    yield Issue(
-                        container.at(probe, handler, "port"),
-                        f'container "{container.name}" {probe} port "{port}" is not a declared containerPort name',
-                        ID,
-                    )
+        yield from _probe_ports(container)
+
+
+def _probe_ports(container: Container) -> Iterator[Issue]:
+    """Each probe port (``httpGet``, ``tcpSocket``, ``grpc``) that is no TCP port of the container
+    (``CheckProbePort``: ports whose protocol is unset or TCP, by name and by number)."""
+    ports = container.get("ports")
+    protocols: dict[int | str, Any] = {}  # port name and number → declared protocol (None: TCP)
+    for port in ports if isinstance(ports, list) else []:
+        if not isinstance(port, dict):
+            continue
+        protocol = port.get("protocol")
+        protocol = None if protocol == "TCP" else protocol
+        for key in (port.get("name"), port.get("containerPort")):
+            if (
+                isinstance(key, (int, str))
+                and not isinstance(key, bool)
+                and protocols.get(key, 0) is not None
+            ):
+                protocols[key] = protocol
+    for probe in _PROBES:
+        for handler in ("httpGet", "tcpSocket", "grpc"):
+            port = container.get(probe, handler, "port")
+            if isinstance(port, bool) or not isinstance(port, (int, str)) or port == "" or templated(port):
+                continue
+            number = int(port) if isinstance(port, str) and port.isdigit() else port
+            shown = str(number) if isinstance(number, int) else f'"{number}"'
+            if number not in protocols:
+                what = "containerPort" if isinstance(number, int) else "containerPort name"
+                message = f"{probe} port {shown} is not a declared {what}"
+            elif protocols[number] is not None:
+                message = f"{probe} port {shown} is declared {protocols[number]}, the {handler} probe connects over TCP"
+            else:
+                continue
+            yield Issue(container.at(probe, handler, "port"), f'container "{container.name}" {message}', ID)

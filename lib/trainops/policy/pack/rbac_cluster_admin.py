@@ -1,5 +1,11 @@
 """No binding grants cluster-admin: no RoleBinding or ClusterRoleBinding to the ``cluster-admin``
-ClusterRole, or to a rendered role granting every verb on every resource.
+ClusterRole, or to a rendered role granting every verb on every resource (``*``, or get, list,
+watch, create, update, patch and delete spelled out, on ``*`` resources of ``*`` groups).
+
+A ClusterRole is found whatever ``metadata.namespace`` it carries (the API server drops the
+namespace of cluster-scoped objects); a Role in the binding's namespace. Bindings named
+``system:…`` are judged like any other (Polaris skips them as the cluster's defaults: a repository
+rendering one grants what it binds all the same).
 
 Why: cluster-admin is every permission on every object of every namespace, secrets and RBAC
 included; a compromised subject owns the cluster. A controller's or a team's role lists what it
@@ -57,7 +63,8 @@ def check_all(
     conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
 ) -> Iterator[tuple[int, Issue]]:
     """Each binding whose roleRef is ``cluster-admin`` or a rendered role with a rule granting
-    ``*`` verbs on ``*`` resources of ``*`` groups (a RoleBinding's Role in its own namespace)."""
+    every verb (:attr:`~trainops.policy.rbac.PolicyRule.admin`) on ``*`` resources of ``*`` groups
+    (a RoleBinding's Role in its own namespace; a ClusterRole wherever its stray namespace says)."""
     index_ = ObjectIndex(objects, ctx.facts)
     for index, binding in enumerate(objects):
         key = group_kind(binding)
@@ -71,7 +78,7 @@ def check_all(
             continue
         namespace = metadata_of(binding).get("namespace") if kind == "Role" and key == ROLE_BINDING else None
         role = index_.first(kind, name, namespace)
-        if role is not None and any(rule.everything for rule in role_rules(role)):
+        if role is not None and any(rule.admin for rule in role_rules(role)):
             yield (
                 index,
                 Issue(

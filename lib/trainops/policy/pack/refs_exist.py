@@ -1,10 +1,15 @@
 """ConfigMaps, Secrets, ServiceAccounts and PriorityClasses that pod templates reference exist:
-rendered in the checked set (in the pod's namespace) or declared as external objects of the cluster.
+rendered in the checked set (in the pod's namespace) or declared as external objects of the cluster;
+so do the Role or ClusterRole that each RoleBinding and ClusterRoleBinding binds (``roleRef``).
 LocalQueues are checked by ``kueue-queue``.
 
 Why: a pod referencing a missing ConfigMap or Secret stays in CreateContainerConfigError, a missing
 ServiceAccount or PriorityClass makes the controller fail to create pods at all; either way the
-job hangs instead of failing the PR.
+job hangs instead of failing the PR. A binding to a missing role grants nothing today and, silently,
+whatever a role created later under that name grants (Polaris fails such bindings in its
+``*PodExecAttach`` binding checks). The ClusterRoles every cluster has are taken as present:
+``cluster-admin``, ``admin``, ``edit``, ``view`` and every ``system:`` role (kubernetes
+``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`` ``ClusterRoles``).
 
 Options: none.
 
@@ -52,10 +57,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from trainops.core.findings import Issue, Level
-from trainops.core.kinds import Parts
+from trainops.core.kinds import Parts, group_kind
 from trainops.core.rules import register
 from trainops.policy.index import ObjectIndex, where
-from trainops.policy.pods import as_dict, as_list, containers, metadata_of, pod_templates
+from trainops.policy.pods import as_dict, as_list, as_str, containers, dig, metadata_of, pod_templates
+from trainops.policy.rbac import BINDINGS, ROLE_BINDING
 from trainops.policy.rule import Context, describe
 
 ID = "refs-exist"
@@ -67,15 +73,17 @@ RULE = register(describe(ID, LEVEL, __doc__))
 
 #: Built-in PriorityClasses every cluster has.
 BUILTIN_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+#: Built-in ClusterRoles every cluster has, besides the ``system:`` ones (bootstrap policy).
+BUILTIN_CLUSTER_ROLES = frozenset({"cluster-admin", "admin", "edit", "view"})
 
 
 def _refs(spec: dict[str, Any], base: Parts) -> Iterator[tuple[str, Any, Parts, bool]]:
     """(kind, name, path, optional) of every reference in a pod spec."""
     account = spec.get("serviceAccountName")
-    if account and account != "default":
+    if isinstance(account, str) and account and account != "default":
         yield "ServiceAccount", account, (*base, "serviceAccountName"), False
     priority = spec.get("priorityClassName")
-    if priority and priority not in BUILTIN_PRIORITY_CLASSES:
+    if isinstance(priority, str) and priority and priority not in BUILTIN_PRIORITY_CLASSES:
         yield "PriorityClass", priority, (*base, "priorityClassName"), False
     for number, item in enumerate(as_list(spec.get("imagePullSecrets"))):
         if isinstance(item, dict):
@@ -134,10 +142,16 @@ def _container_refs(container: Any) -> Iterator[tuple[str, Any, Parts, bool]]:
 def check_all(
     conf: Mapping[str, Any], objects: Sequence[dict[str, Any]], ctx: Context
 ) -> Iterator[tuple[int, Issue]]:
-    """Each non-optional reference of each pod template that nothing provides."""
+    """Each non-optional reference of each pod template, and each binding's ``roleRef``, that
+    nothing provides."""
     index_ = ObjectIndex(objects, ctx.facts)
     for index, obj in enumerate(objects):
         namespace = metadata_of(obj).get("namespace")
+        if group_kind(obj) in BINDINGS:
+            issue = _role_ref(obj, index_)
+            if issue is not None:
+                yield index, issue
+            continue
         for site in pod_templates(obj):
             refs = list(_refs(site.spec, site.parts))
             for container in containers(site):
@@ -149,3 +163,22 @@ def check_all(
                 if not index_.exists(kind, name, scope):
                     place = f" in {where(namespace)}" if scope else ""
                     yield index, Issue(parts, f'{kind} "{name}" does not exist{place}', ID)
+
+
+def _role_ref(binding: dict[str, Any], index_: ObjectIndex) -> Issue | None:
+    """The binding's roleRef when it names a role that is neither built in nor provided (a
+    RoleBinding's Role in its own namespace, a ClusterRole anywhere)."""
+    kind, name = as_str(dig(binding, "roleRef", "kind")), as_str(dig(binding, "roleRef", "name"))
+    if not name or "${" in name:
+        return None
+    if kind == "ClusterRole":
+        if name in BUILTIN_CLUSTER_ROLES or name.startswith("system:") or index_.exists(kind, name, None):
+            return None
+        return Issue(("roleRef", "name"), f'ClusterRole "{name}" does not exist', ID)
+    if kind == "Role" and group_kind(binding) == ROLE_BINDING:
+        namespace = as_str(metadata_of(binding).get("namespace"))
+        if index_.exists(kind, name, namespace):
+            return None
+        place = f" in {where(namespace)}" if namespace else ""
+        return Issue(("roleRef", "name"), f'Role "{name}" does not exist{place}', ID)
+    return None

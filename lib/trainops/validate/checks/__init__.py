@@ -15,11 +15,13 @@ from trainops.validate.checks import (
     autoscaling_policy,
     cel,
     deprecated_api,
+    dra,
     list_map,
     networking_rbac,
     pod_fields,
     rollouts,
     schema,
+    security_context,
     services_storage,
     workloads,
 )
@@ -30,10 +32,13 @@ from trainops.validate.context import Check, Family
 #: check runs those whose kinds include the document's (:func:`.api_server.check_with`).
 API_SERVER_FAMILIES: tuple[Family, ...] = (
     pod_fields.FAMILY,
+    security_context.FAMILY,
     workloads.FAMILY,
     services_storage.FAMILY,
     autoscaling_policy.FAMILY,
     networking_rbac.FAMILY,
+    dra.FAMILY,
+    dra.POD_FAMILY,
 )
 
 #: Check families in run order: later families may skip what earlier ones reported

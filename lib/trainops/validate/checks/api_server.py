@@ -112,8 +112,9 @@ RULE = register(
         level="error",
         summary="What the Kubernetes API server validates in Go code beyond the OpenAPI schema: names, "
         "labels, annotations, pod templates (containers, ports, volumes, mounts, resources), "
-        "selectors, Services; with pod_fields, workloads, services_storage, autoscaling_policy and "
-        "networking_rbac: pod and container fields, apps/batch specs and CronJob schedules, PVCs, "
+        "selectors, Services; with pod_fields, security_context, workloads, services_storage, "
+        "autoscaling_policy and networking_rbac: pod and container fields, security contexts and their "
+        "annotations, apps/batch specs (and objects without one) and CronJob schedules, PVCs, "
         "ConfigMaps, Secrets, HPAs, PDBs, PriorityClasses, quotas, NetworkPolicies, Ingresses, RBAC.",
         rationale="A manifest can pass strict schema validation and still be rejected on apply, or be "
         "accepted and never run because its controller cannot create pods.",

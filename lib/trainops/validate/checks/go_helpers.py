@@ -151,6 +151,31 @@ def config_key_problem(key: str) -> str | None:
     return None
 
 
+def local_path_problem(path: str, *, reserved: bool = False) -> str | None:
+    """Why ``path`` is not a relative path below its mount point, or ``None``:
+    ``validateLocalDescendingPath`` (not absolute, no ``..`` element) and, with ``reserved``,
+    ``ValidateLocalNonReservedPath`` (nor starting with ``..``), k8s.io/kubernetes
+    ``pkg/apis/core/validation/validation.go`` (v1.36)."""
+    if path.startswith("/"):
+        return "must be a relative path"
+    if ".." in path.split("/"):
+        return "must not contain '..'"
+    if reserved and path.startswith(".."):
+        return "must not start with '..'"
+    return None
+
+
+def container_label(container: dict[str, Any], templated: bool) -> str:
+    """``container "<name>"`` as messages name a container (``container`` when it has no usable
+    name, or a Katib ``${...}`` placeholder)."""
+    name = container.get("name")
+    return (
+        f"container {show(name)}"
+        if isinstance(name, str) and not placeholder(name, templated)
+        else "container"
+    )
+
+
 def label_selector(selector: Any, parts: Parts, issues: list[Issue]) -> None:
     """``ValidateLabelSelector`` (strict) of a ``{matchLabels, matchExpressions}`` mapping at ``parts``:
     the api-server family's own selector check (keyword ``label-selector``), appending to ``issues``."""

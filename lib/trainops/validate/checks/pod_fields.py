@@ -61,16 +61,23 @@ from trainops.core.naming import DNS1123_LABEL
 from trainops.validate.checks.go_helpers import (
     MAX_INT32,
     at_least,
+    container_label,
     enum,
     family,
     get,
     is_int,
     issue,
+    local_path_problem,
     off,
     placeholder,
     show,
 )
-from trainops.validate.checks.pod_volumes import node_affinity_issues, toleration_issues, volume_issues
+from trainops.validate.checks.pod_volumes import (
+    node_affinity_issues,
+    service_account_token_issues,
+    toleration_issues,
+    volume_issues,
+)
 from trainops.validate.context import DocumentContext
 
 PULL_POLICIES: Final = frozenset({"Always", "IfNotPresent", "Never"})
@@ -97,7 +104,8 @@ _PROBE_TIMINGS: Final = (
     "failureThreshold",
     "terminationGracePeriodSeconds",
 )
-_POD_OWNERS: Final = frozenset({("", "Pod"), ("", "PodTemplate")})
+_POD: Final = ("", "Pod")
+_POD_OWNERS: Final = frozenset({_POD, ("", "PodTemplate")})
 #: Kinds whose containers may have no image: a Kubeflow Trainer runtime is a template the TrainJob
 #: completes (``spec.trainer.image``, the initializers' images; trainer ``pkg/runtime/framework/
 #: plugins/jobset``), and the API server checks it against its CRD schema only, which does not
@@ -162,6 +170,8 @@ def pod_spec_issues(site: PodSite, issues: list[Issue]) -> None:
                     if group == "initContainers":
                         _init_container(container, item, templated, issues)
     volume_issues(spec.get("volumes"), (*parts, "volumes"), templated, issues)
+    if site.owner == _POD:
+        service_account_token_issues(spec, parts, issues)
     _pod_level(spec, parts, site, issues)
     toleration_issues(spec.get("tolerations"), (*parts, "tolerations"), templated, issues)
 
@@ -383,13 +393,7 @@ def _handler_count(node: dict[str, Any], handlers: tuple[str, ...]) -> int:
     return sum(1 for key in handlers if node.get(key) is not None)
 
 
-def _label(container: dict[str, Any], templated: bool) -> str:
-    name = container.get("name")
-    return (
-        f"container {show(name)}"
-        if isinstance(name, str) and not placeholder(name, templated)
-        else "container"
-    )
+_label = container_label
 
 
 def _env(env: Any, parts: Parts, container: dict[str, Any], templated: bool, issues: list[Issue]) -> None:
@@ -549,19 +553,8 @@ def _mount(mount: dict[str, Any], parts: Parts, label: str, templated: bool, iss
     )
     sub_path = mount.get("subPath")
     if isinstance(sub_path, str) and sub_path and not placeholder(sub_path, templated):
-        if sub_path.startswith("/"):
+        problem = local_path_problem(sub_path)
+        if problem:
             issues.append(
-                issue(
-                    (*parts, "subPath"),
-                    f"{label} subPath {show(sub_path)} must be a relative path",
-                    "mount-subpath",
-                )
-            )
-        elif ".." in sub_path.split("/"):
-            issues.append(
-                issue(
-                    (*parts, "subPath"),
-                    f"{label} subPath {show(sub_path)} must not contain '..'",
-                    "mount-subpath",
-                )
+                issue((*parts, "subPath"), f"{label} subPath {show(sub_path)} {problem}", "mount-subpath")
             )

@@ -13,7 +13,16 @@ from typing import Any, Final
 
 from trainops.core.findings import Issue
 from trainops.core.kinds import Parts
-from trainops.validate.checks.go_helpers import enum, get, is_int, issue, off, placeholder, show
+from trainops.validate.checks.go_helpers import (
+    enum,
+    get,
+    is_int,
+    issue,
+    local_path_problem,
+    off,
+    placeholder,
+    show,
+)
 from trainops.validate.checks.services_storage import pvc_spec
 
 HOST_PATH_TYPES: Final = frozenset(
@@ -58,6 +67,17 @@ VOLUME_SOURCES: Final = (
 _SOURCE_SET: Final = frozenset(VOLUME_SOURCES)
 _MODE_SOURCES: Final = frozenset({"configMap", "secret", "downwardAPI", "projected"})
 _MODE_MAX: Final = 0o777
+#: ``core.VolumeProjection`` members; an item of ``projected.sources`` sets exactly one.
+PROJECTION_SOURCES: Final = (
+    "secret",
+    "configMap",
+    "downwardAPI",
+    "serviceAccountToken",
+    "clusterTrustBundle",
+)
+#: ``validateProjectionSources``: a projected token lives at least 10 minutes and at most 2^32 seconds.
+TOKEN_SECONDS_MIN: Final = 600
+TOKEN_SECONDS_MAX: Final = 1 << 32
 
 
 def volume_issues(volumes: Any, parts: Parts, templated: bool, issues: list[Issue]) -> None:
@@ -98,6 +118,8 @@ def volume_issues(volumes: Any, parts: Parts, templated: bool, issues: list[Issu
                 template_spec = get(node, "volumeClaimTemplate", "spec")
                 pvc_spec(template_spec, (*item, source, "volumeClaimTemplate", "spec"), issues)
             elif source in _MODE_SOURCES:
+                if source == "projected":
+                    projection_issues(node, (*item, source), _volume_label(volume, index), templated, issues)
                 mode = node.get("defaultMode")
                 if is_int(mode) and not 0 <= mode <= _MODE_MAX:
                     issues.append(
@@ -108,6 +130,131 @@ def volume_issues(volumes: Any, parts: Parts, templated: bool, issues: list[Issu
                             "volume-source",
                         )
                     )
+
+
+def projection_issues(
+    projected: dict[str, Any], parts: Parts, label: str, templated: bool, issues: list[Issue]
+) -> None:
+    """``validateProjectionSources``: one source per item; secret and configMap names; ``items``
+    (``validateKeyToPath``) and downwardAPI files with relative paths no two sources share; a
+    ``serviceAccountToken`` with ``expirationSeconds`` between 600 and 2^32 (unset defaults to 3600)
+    and a relative ``path`` (reported at ``projected.path``, where the API server reports it)."""
+    sources = projected.get("sources")
+    if type(sources) is not list:
+        return
+    paths: set[str] = set()
+    for index, source in enumerate(sources):
+        if type(source) is not dict:
+            continue
+        item = (*parts, "sources", index)
+        present = [key for key in PROJECTION_SOURCES if source.get(key) is not None]
+        if len(present) > 1:
+            issues.append(
+                issue(
+                    item,
+                    f"{label} projected sources[{index}] sets {len(present)} sources ({', '.join(present)}); "
+                    "each item of sources has exactly one",
+                    "volume-source",
+                )
+            )
+        for name in present:
+            node = source[name]
+            if type(node) is not dict:
+                continue
+            what = f"{label} projected {name}"
+            if name in ("secret", "configMap") and node.get("name") in (None, ""):
+                issues.append(issue((*item, name, "name"), f"{what} has no name", "volume-source"))
+            if name == "serviceAccountToken":
+                _token(node, (*item, name), parts, what, templated, issues)
+                continue
+            files = node.get("items")
+            if type(files) is list:
+                for number, entry in enumerate(files):
+                    if type(entry) is dict:
+                        entry_parts = (*item, name, "items", number)
+                        _projected_file(
+                            entry, entry_parts, f"{what} items[{number}]", name, paths, templated, issues
+                        )
+
+
+def _projected_file(
+    entry: dict[str, Any],
+    parts: Parts,
+    what: str,
+    source: str,
+    paths: set[str],
+    templated: bool,
+    issues: list[Issue],
+) -> None:
+    """``validateKeyToPath`` (secret, configMap) or ``validateDownwardAPIVolumeFile`` (downwardAPI) of
+    one projected file, and the paths already projected (``conflicting duplicate paths``)."""
+    if source == "downwardAPI":
+        refs = [ref for ref in ("fieldRef", "resourceFieldRef") if entry.get(ref) is not None]
+        if len(refs) != 1:
+            issues.append(
+                issue(
+                    parts,
+                    f"{what} needs exactly one of fieldRef and resourceFieldRef (got {len(refs)})",
+                    "volume-source",
+                )
+            )
+    elif entry.get("key") in (None, ""):
+        issues.append(issue((*parts, "key"), f"{what} has no key", "volume-source"))
+    path = entry.get("path")
+    if type(path) is not str or placeholder(path, templated):
+        return
+    problem = local_path_problem(path, reserved=True) if path else "is required"
+    if problem:
+        issues.append(issue((*parts, "path"), f"{what} path {show(path)} {problem}", "volume-source"))
+    if path and path in paths:
+        issues.append(
+            issue((*parts, "path"), f"{what} path {show(path)} is already projected", "volume-source")
+        )
+    paths.add(path)
+
+
+def _token(
+    token: dict[str, Any], parts: Parts, projected: Parts, what: str, templated: bool, issues: list[Issue]
+) -> None:
+    seconds = token.get("expirationSeconds")
+    if is_int(seconds) and not TOKEN_SECONDS_MIN <= seconds <= TOKEN_SECONDS_MAX:
+        issues.append(
+            issue(
+                (*parts, "expirationSeconds"),
+                f"{what} expirationSeconds is {seconds}; it must be between {TOKEN_SECONDS_MIN} (10 minutes) "
+                f"and {TOKEN_SECONDS_MAX} (2^32)",
+                "volume-source",
+            )
+        )
+    path = token.get("path")
+    if type(path) is str and not placeholder(path, templated):
+        problem = local_path_problem(path, reserved=True) if path else "is required"
+        if problem:
+            issues.append(issue((*projected, "path"), f"{what} path {show(path)} {problem}", "volume-source"))
+
+
+def service_account_token_issues(spec: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
+    """``validatePodMetadataAndSpec`` (Pods only, not templates): a projected ``serviceAccountToken``
+    needs ``serviceAccountName`` (or the deprecated ``serviceAccount``, which v1 converts to it)."""
+    if spec.get("serviceAccountName") or spec.get("serviceAccount"):
+        return
+    volumes = spec.get("volumes")
+    if type(volumes) is not list:
+        return
+    for index, volume in enumerate(volumes):
+        sources = get(volume, "projected", "sources")
+        if type(sources) is not list:
+            continue
+        for number, source in enumerate(sources):
+            if type(source) is dict and source.get("serviceAccountToken") is not None:
+                issues.append(
+                    issue(
+                        (*parts, "volumes", index, "projected", "sources", number, "serviceAccountToken"),
+                        f"{_volume_label(volume, index)} projects a serviceAccountToken, which a Pod without "
+                        "spec.serviceAccountName may not",
+                        "volume-source",
+                    )
+                )
 
 
 def _volume_label(volume: dict[str, Any], index: int) -> str:

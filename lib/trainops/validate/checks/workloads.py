@@ -65,6 +65,8 @@ _REPLICATED: Final = frozenset(
 def check(context: DocumentContext) -> list[Issue]:
     """Workload-spec issues of the document and of embedded objects (Katib trial templates)."""
     issues: list[Issue] = []
+    if not any(issue.parts == () and issue.keyword == "required" for issue in context.found_by("schema")):
+        missing_spec_issues(context.data, (), issues)  # a schema requiring spec reported it already
     _object(context.data, (), issues, templated=False)
     key = (group_of(context.api_version), context.kind)
     for path in EMBEDDED_OBJECTS.get(key, ()):
@@ -77,6 +79,7 @@ def check(context: DocumentContext) -> list[Issue]:
 #: Kinds this family checks (embedded Katib trial objects are reached through their owner).
 KINDS: Final = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "DaemonSet", "Job", "CronJob"}
+    | {"Pod", "PodTemplate"}
     | {kind for _, kind in EMBEDDED_OBJECTS}
 )
 FAMILY = family(check, KINDS)
@@ -103,6 +106,84 @@ def _object(obj: dict[str, Any], base: Parts, issues: list[Issue], *, templated:
         job_spec(spec, parts, templated, issues)
     elif key == ("batch", "CronJob"):
         cron_job_spec(spec, parts, templated, issues)
+
+
+#: What the API server requires of an object of each built-in kind that has no ``spec`` (no
+#: ``template`` for a PodTemplate), after defaulting: ``(parts, message, keyword)`` per error, in the
+#: order it reports them. Deployment and ReplicaSet: ``ValidateDeploymentSpec``/``ValidateReplicaSetSpec``
+#: (a nil selector is required and selects nothing, so it matches no template labels) and
+#: ``ValidatePodTemplateSpecForReplicaSet`` → ``validateContainers``; StatefulSet: ``ValidateStatefulSetSpec``
+#: (its template is checked as every pod template here); DaemonSet: ``ValidateDaemonSetSpec`` (the
+#: selector is not required, but nothing matches); ReplicationController: ``ValidateNonEmptySelector``
+#: and ``ValidatePodTemplateSpecForRC`` (nothing to default the selector from); Job: ``validateJobSpec``
+#: (the selector and its labels are generated; the pod's restartPolicy defaults to Always, which a Job
+#: refuses); CronJob: ``validateCronJobSpec``; Pod and PodTemplate: ``validateContainers``.
+_SELECTOR: Final = (("spec", "selector"), "spec.selector is required", "label-selector")
+_NO_MATCH: Final = (
+    ("spec", "template", "metadata", "labels"),
+    "no selector selects the template labels (spec.template.metadata.labels)",
+    "selector-mismatch",
+)
+_CONTAINERS: Final = "containers is required: a pod needs at least one container"
+_RESTART: Final = (
+    'restartPolicy defaults to "Always", which a Job\'s pods may not use (set "OnFailure" or "Never")'
+)
+_TEMPLATE_CONTAINERS: Final = (
+    ("spec", "template", "spec", "containers"),
+    f"spec.template.spec.{_CONTAINERS}",
+    "containers-required",
+)
+MISSING_SPEC: Final[dict[GroupKind, tuple[tuple[Parts, str, str], ...]]] = {
+    ("apps", "Deployment"): (_SELECTOR, _NO_MATCH, _TEMPLATE_CONTAINERS),
+    ("apps", "ReplicaSet"): (_SELECTOR, _NO_MATCH, _TEMPLATE_CONTAINERS),
+    ("apps", "StatefulSet"): (_SELECTOR, _NO_MATCH, _TEMPLATE_CONTAINERS),
+    ("apps", "DaemonSet"): (_NO_MATCH, _TEMPLATE_CONTAINERS),
+    ("", "ReplicationController"): (
+        (
+            ("spec", "selector"),
+            "spec.selector is required (no template labels to default it from)",
+            "label-selector",
+        ),
+        (("spec", "template"), "spec.template is required", "pod-template"),
+    ),
+    ("batch", "Job"): (
+        _TEMPLATE_CONTAINERS,
+        (("spec", "template", "spec", "restartPolicy"), f"spec.template.spec.{_RESTART}", "restart-policy"),
+    ),
+    ("batch", "CronJob"): (
+        (("spec", "schedule"), "spec.schedule is required", "cron-schedule"),
+        (
+            ("spec", "jobTemplate", "spec", "template", "spec", "containers"),
+            f"spec.jobTemplate.spec.template.spec.{_CONTAINERS}",
+            "containers-required",
+        ),
+        (
+            ("spec", "jobTemplate", "spec", "template", "spec", "restartPolicy"),
+            f"spec.jobTemplate.spec.template.spec.{_RESTART}",
+            "restart-policy",
+        ),
+    ),
+    ("", "Pod"): ((("spec", "containers"), f"spec.{_CONTAINERS}", "containers-required"),),
+    ("", "PodTemplate"): (
+        (("template", "spec", "containers"), f"template.spec.{_CONTAINERS}", "containers-required"),
+    ),
+}
+
+
+def missing_spec_issues(obj: dict[str, Any], base: Parts, issues: list[Issue]) -> None:
+    """What the API server reports for a built-in object without ``spec`` (``template`` for a
+    PodTemplate), or with a null one: :data:`MISSING_SPEC`. Nothing for other kinds or when the field
+    is there (the schema and the other checks judge it then)."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return
+    key: GroupKind = (group_of(api_version), kind)
+    errors = MISSING_SPEC.get(key)
+    field = "template" if key == ("", "PodTemplate") else "spec"
+    if errors is None or obj.get(field) is not None:
+        return
+    for parts, message, keyword in errors:
+        issues.append(issue((*base, *parts), f"{kind} has no {field}: {message}", keyword))
 
 
 def deployment_spec(spec: dict[str, Any], parts: Parts, issues: list[Issue]) -> None:
