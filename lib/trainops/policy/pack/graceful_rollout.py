@@ -71,7 +71,10 @@ RULE = register(describe(ID, LEVEL, __doc__))
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Strategy, grace period, and preStop on port-serving containers."""
+    """Strategy, grace period, and preStop on port-serving containers (a Rollout that takes its pods
+    from a Deployment, ``workloadRef``, has no template of its own: the Deployment is checked)."""
+    if dig(obj, "spec", "workloadRef") is not None:
+        return
     strategy = dig(obj, "spec", "strategy", "type")
     if strategy not in (None, "RollingUpdate") and not _single_with_claim(obj):
         yield Issue(

@@ -100,7 +100,7 @@ def check_all(
         if group_kind(o) == NAMESPACE and isinstance(name := metadata_of(o).get("name"), str)
     }
     for index, obj in enumerate(objects):
-        if group_kind(obj) not in TARGETS:
+        if group_kind(obj) not in TARGETS or dig(obj, "spec", "workloadRef") is not None:
             continue
         meta = metadata_of(obj)
         hpa = scaled.get((as_str(meta.get("namespace")), as_str(obj.get("kind")), as_str(meta.get("name"))))

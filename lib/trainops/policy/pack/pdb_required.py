@@ -104,7 +104,11 @@ def check_all(
                 ),
             )
     for index, obj in enumerate(objects):
-        if group_kind(obj) not in WORKLOADS or index in protected:
+        if (
+            group_kind(obj) not in WORKLOADS
+            or index in protected
+            or dig(obj, "spec", "workloadRef") is not None
+        ):
             continue
         meta = metadata_of(obj)
         name, namespace = meta.get("name"), meta.get("namespace")
