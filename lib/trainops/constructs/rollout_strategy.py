@@ -308,23 +308,15 @@ def analysis_metrics(
     # No request in the window gives no sample or NaN: no evidence against the new version.
     metrics: list[AnalysisMetric] = [
         PrometheusMetric(
-            name="error-ratio",
-            query=errors,
-            success_condition=f"len(result) == 0 || isNaN(result[0]) || result[0] <= {analysis.error_ratio:g}",
+            name=name,
+            query=query,
+            success_condition=f"len(result) == 0 || isNaN(result[0]) || result[0] <= {bound:g}",
             address=address,
             interval=analysis.interval,
             count=analysis.count,
             failure_limit=analysis.failure_limit,
-        ),
-        PrometheusMetric(
-            name="latency",
-            query=latency,
-            success_condition=f"len(result) == 0 || isNaN(result[0]) || result[0] <= {limit:g}",
-            address=address,
-            interval=analysis.interval,
-            count=analysis.count,
-            failure_limit=analysis.failure_limit,
-        ),
+        )
+        for name, query, bound in (("error-ratio", errors, analysis.error_ratio), ("latency", latency, limit))
     ]
     path = SMOKE_PATHS.get(preset)
     if analysis.smoke_test and path is not None and smoke_service is not None:
