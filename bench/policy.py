@@ -138,6 +138,8 @@ TRAINOPS_CATEGORY: dict[str, str] = {
             "elastic-bounds",
             "replica-topology",
             "selector-matches",
+            "rollout-services",
+            "rollout-analysis",
         ),
         "reliability",
     ),
