@@ -31,6 +31,7 @@ APP_NAMES = [
     "team-vision",
     "vision-serving",
     "kserve-canary",
+    "llm-serving",
     "seldon-legacy",
     "training-monitoring",
     "ml-platform",

@@ -67,7 +67,8 @@ WORKERS = ("gpu-west", "gpu-east")
 NVIDIA_GPU = DeviceClass(name="gpu.nvidia.com", driver="gpu.nvidia.com")
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
-#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
+#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas, KServe v0.20 and the
+#: LeaderWorkerSet controller v0.10 (multi-node LLM servers). The same
 #: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``. Its GPU nodes sit in
 #: InfiniBand blocks of racks (node labels from the cloud's topology discovery): Kueue places multi-node
 #: jobs by the ``gpu-fabric`` Topology (block, rack, host) and admits them all or nothing; JobSet
@@ -97,6 +98,7 @@ GPU_NEXT = Cluster(
         "cert-manager": "v1.17.0",
         "gpu-operator": "v26.3.3",
         "nvidia-dra-driver-gpu": "v25.12.0",
+        "lws": "v0.10.0",
     },
     storage_classes={"default": "gp3", "shared": "efs-sc"},
     gpu_resource="nvidia.com/gpu",

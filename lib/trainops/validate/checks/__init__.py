@@ -25,6 +25,7 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
+from trainops.validate.checks.lws_webhook import CHECK as LWS_WEBHOOK
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check, Family
 
@@ -50,4 +51,6 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL, rollouts.CHECK)
+CHECKS += (SECRET_LITERAL,)
+CHECKS += (LWS_WEBHOOK,)
+CHECKS += (rollouts.CHECK,)
