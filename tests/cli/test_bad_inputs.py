@@ -103,6 +103,21 @@ CASES = [
     Case("fuzz_carriage_return_key.yaml", 1, 15, "yaml", "invalid YAML: could not find expected ':'"),
     # Found by `make fuzz`: a 3 KB kind became a cache file name ("File name too long", exit 3).
     Case("fuzz_utf16_long_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 Config"),
+    # Argo Rollouts has no webhook: the controller's own checks (issue 34).
+    Case(
+        "rollout_canary_weight.yaml",
+        1,
+        19,
+        "rollouts-controller",
+        "150: SetWeight needs to be between 0 and 100",
+    ),
+    Case(
+        "rollout_same_services.yaml",
+        1,
+        18,
+        "rollouts-controller",
+        "'resnet': This rollout uses the same service for the active and preview services",
+    ),
 ]
 
 #: Rules whose finding line shows the keyword in brackets instead of the rule id (schema keywords).

@@ -20,6 +20,7 @@ from trainops.validate.checks import (
     list_map,
     networking_rbac,
     pod_fields,
+    rollouts,
     schema,
     security_context,
     services_storage,
@@ -52,4 +53,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK, KUEUE_WEBHOOK)
+CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK, KUEUE_WEBHOOK, rollouts.CHECK)
