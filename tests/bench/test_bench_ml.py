@@ -388,7 +388,9 @@ def _targets(report: Report) -> dict[str, bool | None]:
         (60.0, 3.34, 3.2, True, False),  # 6x, 1.67x
     ],
 )
-def test_core_and_ml_floors(core_wall: float, ml_wall: float, plain_wall: float, core: bool, ml: bool) -> None:
+def test_core_and_ml_floors(
+    core_wall: float, ml_wall: float, plain_wall: float, core: bool, ml: bool
+) -> None:
     targets = _targets(_report(core_wall, ml_wall, plain_wall))
     assert targets[f"≥ {TARGET_KUBECONFORM_CORE}x kubeconform, core kinds, corpus-100k (same run)"] is core
     assert targets[f"≥ {TARGET_KUBECONFORM_ML}x kubeconform, {ML_LABEL} (same run)"] is ml
