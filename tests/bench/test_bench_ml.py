@@ -14,6 +14,7 @@ import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -117,6 +118,19 @@ def corpus(
 
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _copies(
+    corpus: mlcorpus.MlCorpus, kind: mlcorpus.KindCorpus, selected: list[mlcorpus.Upstream]
+) -> tuple[list[Any], list[mlcorpus.Upstream]]:
+    """The documents written for ``kind`` as read back, and the upstream document of each."""
+    sources = [doc for doc in selected if doc.folder == kind.folder]
+    written = [
+        d
+        for f in kind.files
+        for d in yaml.load_all((corpus.root / f).read_bytes().decode("utf-8"), Loader=_Loader)
+    ]
+    return written, [doc for doc in sources for _ in range(corpus.copies)]
 
 
 # --- which documents ------------------------------------------------------------------------------------
@@ -243,13 +257,7 @@ def test_each_copy_is_upstream_but_for_a_distinct_name(
 ) -> None:
     selected, _ = selection
     for kind in corpus.kinds:
-        sources = [doc for doc in selected if doc.folder == kind.folder]
-        written = [
-            d
-            for f in kind.files
-            for d in yaml.load_all((corpus.root / f).read_bytes().decode("utf-8"), Loader=_Loader)
-        ]
-        expected = [doc for doc in sources for _ in range(corpus.copies)]
+        written, expected = _copies(corpus, kind, selected)
         assert len(written) == len(expected)
         names = []
         for n, (copy, source) in enumerate(zip(written, expected, strict=True)):
@@ -457,13 +465,7 @@ def test_every_tenth_copy_is_broken_once_with_an_unknown_field(
     selected, corpus = seven
     broken = 0
     for kind in corpus.kinds:
-        sources = [doc for doc in selected if doc.folder == kind.folder]
-        written = [
-            d
-            for f in kind.files
-            for d in yaml.load_all((corpus.root / f).read_bytes().decode("utf-8"), Loader=_Loader)
-        ]
-        expected = [doc for doc in sources for _ in range(corpus.copies)]
+        written, expected = _copies(corpus, kind, selected)
         assert len(written) == len(expected) == kind.documents
         for n, (copy, source) in enumerate(zip(written, expected, strict=True)):
             whole = source.expected(f"{source.name}-{n}")

@@ -825,13 +825,11 @@ def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable
     all_hold = (
         node.all_rules is not None and activation is not None and _run(node.all_rules, activation) is True
     )
-    path = ""
     for rule in node.rules:
         if all_hold and rule.plain:
             continue  # held in the conjunction
-        path = path or _json_path(parts)
         if rule.error is not None:
-            yield CelViolation(path, f"rule compile error: {rule.error}", rule.source)
+            yield CelViolation(_json_path(parts), f"rule compile error: {rule.error}", rule.source)
             continue
         if rule.program is None:
             continue  # transition rule: see the census
@@ -839,10 +837,12 @@ def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable
             _EvalError(activation_error) if activation is None else _run(rule.program, activation)
         )
         if isinstance(outcome, _EvalError):
-            yield CelViolation(path, f"rule evaluation error: {outcome.detail}", rule.source)
+            yield CelViolation(_json_path(parts), f"rule evaluation error: {outcome.detail}", rule.source)
         elif isinstance(outcome, str):
             yield CelViolation(
-                path, "rule evaluation error: the rule evaluated to string, not bool", rule.source
+                _json_path(parts),
+                "rule evaluation error: the rule evaluated to string, not bool",
+                rule.source,
             )
         elif not outcome:
             assert activation is not None
