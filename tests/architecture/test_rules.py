@@ -16,7 +16,7 @@ from trainops.validate import engine  # noqa: F401  (registers the validation ru
 from trainops.validate.checks import CHECKS
 
 VALIDATION_RULES = ("yaml", "schema", "unknown-kind", "api-server", "deprecated-api", "cel", "list-map")
-VALIDATION_RULES += ("secret-literal",)
+VALIDATION_RULES += ("secret-literal", "lws-webhook", "jobset-webhook")
 
 
 @pytest.mark.parametrize("rule_id", VALIDATION_RULES)
@@ -37,6 +37,8 @@ def test_every_check_family_is_a_registered_rule() -> None:
         "cel",
         "deprecated-api",
         "secret-literal",
+        "lws-webhook",
+        "jobset-webhook",
     ]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 

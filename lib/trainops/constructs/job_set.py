@@ -8,6 +8,7 @@ from typing import Any
 
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.devices import DeviceClaim, DevicePlan
 from trainops.constructs._core.emission import Emitted, replace_op
 from trainops.constructs._core.jobset import (
     API_VERSION,
@@ -31,16 +32,16 @@ from trainops.constructs._core.topology import (
 )
 from trainops.constructs.kubeflow import PodProps, ReplicaPod, scratch_paths
 from trainops.core.cluster import Cluster
+from trainops.core.gang import PODGROUP_OPERATOR, pod_group, pod_reference
+from trainops.core.jobset import POD_SUFFIX, pod_name
 from trainops.core.kinds import KIND_TABLE
-from trainops.core.naming import DNS1035_LABEL
+from trainops.core.naming import DNS1035_LABEL, DNS1123_LABEL_MAX
 
 __all__ = ["Dependency", "FailurePolicy", "FailureRule", "JobSet", "ReplicatedJob"]
 
 _KIND = "JobSet"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
 OPERATOR = KIND_TABLE[("jobset.x-k8s.io", _KIND)].operators[0]
-#: The random suffix the Job controller adds to a pod name (``-abcde``), counted by the webhook.
-_POD_SUFFIX = 6
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,10 @@ class JobSet(ObjectConstruct):
     place. Every Job is Indexed with ``parallelism`` = ``completions`` = ``pods`` and pod restart policy
     ``Never`` (a failed pod fails its Job, and the JobSet's ``failure_policy`` decides: restart the
     whole set up to ``max_restarts`` times, or fail). ``queue`` hands it to Kueue, which admits all of
-    its pods at once (gang admission); ``placement`` asks Kueue to place each replicated job's pods in
+    its pods at once (gang admission); without a queue, on a cluster that declares a gang scheduler
+    (``Cluster.gang_scheduler``), a JobSet of several pods gets a ``PodGroup`` of that scheduler named
+    as the run (``minMember``: every pod) and its pods name it and the scheduler
+    (:mod:`trainops.core.gang`); ``placement`` asks Kueue to place each replicated job's pods in
     one topology domain; ``exclusive_topology`` asks JobSet to give each Job a domain of its own (one
     Job per rack or block).
 
@@ -120,7 +124,8 @@ class JobSet(ObjectConstruct):
     Raises:
         ValueError: a bad prop (quoting prop and value), what JobSet's webhook rejects (see
             :mod:`trainops.constructs._core.jobset`), generated pod names longer than 63 characters
-            (``ValidateCreate``), a cluster without JobSet.
+            (``ValidateCreate``), a cluster without JobSet; gang scheduling without a queue on a cluster
+            that does not list ``podgroup`` in ``operators`` (no PodGroup CRD).
 
     Source: https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go,
     ``pkg/webhooks/jobset_webhook.go`` (``ValidateCreate``), https://jobset.sigs.k8s.io/docs/
@@ -211,8 +216,14 @@ class JobSet(ObjectConstruct):
         self._success = (success_operator, tuple(success_targets))
         self._failure = failure_policy
         self._mounts: list[Mount] = []
-        spec = self._spec()
-        self._name = self._check_names(run_once_name(self._base_name, spec))
+        self._devices: DevicePlan | None = None
+        self._gang = cluster.gang_scheduler if queue is None and total > 1 else None
+        if self._gang is not None and not cluster.has_operator(PODGROUP_OPERATOR):
+            raise ValueError(
+                f"{_KIND} cluster={cluster.name!r}: {total} pods gang-scheduled by {self._gang} need its PodGroup "
+                f"CRD (list {PODGROUP_OPERATOR} in operators), or give a queue for Kueue to admit them"
+            )
+        spec = self._named_spec()
         annotations = run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS])
         if self._exclusive is not None:
             annotations[EXCLUSIVE_TOPOLOGY] = self._exclusive
@@ -222,6 +233,13 @@ class JobSet(ObjectConstruct):
         self._api_object: Emitted = emit(
             self, {"apiVersion": API_VERSION, "kind": _KIND, "metadata": metadata, "spec": spec}
         )
+        self._pod_group: Emitted | None = None
+        if self._gang is not None:
+            group = pod_group(self._gang, self._name, self.pods)
+            group["metadata"]["annotations"] = run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS])
+            if self._labels:
+                group["metadata"]["labels"] = dict(self._labels)
+            self._pod_group = emit(self, group, id="PodGroup")
 
     @property
     def replicated_jobs(self) -> tuple[str, ...]:
@@ -259,20 +277,71 @@ class JobSet(ObjectConstruct):
         if any(m.claim_name == mount.claim_name for m in self._mounts):
             raise ValueError(f"{_KIND} mount volume={mount.claim_name!r}: already mounted")
         self._mounts.append(mount)
+        self._respec()
+
+    def claim_devices(self, claim: DeviceClaim) -> None:
+        """Claim the GPUs of every GPU pod through Dynamic Resource Allocation: on a cluster that uses
+        DRA (``Cluster.uses_dra``) a ResourceClaimTemplate ``<jobset>-<claim name>-<hash6>`` (a child
+        construct) and, in every pod that requests GPUs, a ``resourceClaims`` entry naming it and a
+        ``resources.claims`` entry in each GPU container instead of the extended resource; on another
+        cluster the GPUs stay ``cluster.gpu_resource`` (then ``claim`` may not select by attributes).
+        The name changes with the spec. Call it once.
+
+        Args:
+            claim: the DeviceClass, count (default: the pods' ``gpus``) and selectors.
+
+        Raises:
+            ValueError: no replicated job requests GPUs, or they request different counts; a second
+                call; a count other than the pods' GPUs; an undeclared DeviceClass; selectors on a
+                cluster that does not use DRA
+                (:func:`~trainops.constructs.resource_claim_template.claim_job_devices`).
+        """
+        from trainops.constructs.resource_claim_template import claim_job_devices
+
+        if self._devices is not None:
+            raise ValueError(f"{_KIND} claim_devices: the job already claims devices")
+        obj = {"apiVersion": API_VERSION, "kind": _KIND, "spec": self._spec()}
+        self._devices = claim_job_devices(self, _KIND, self._cluster, self._base_name, claim, obj)
+        self._respec()
+
+    def _respec(self) -> None:
+        """Recompute the spec and the run-once name after an integration method changed them (the
+        PodGroup of a gang-scheduled JobSet follows the name)."""
+        spec = self._named_spec()
+        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
+        if self._pod_group is not None:
+            self._pod_group.patch(replace_op("/metadata/name", self._name))
+
+    def _named_spec(self) -> dict[str, Any]:
+        """:meth:`_spec`, its run-once name (set as :attr:`name`, checked by :meth:`_check_names`), and on a
+        gang-scheduling cluster without a queue each pod's reference to the PodGroup of that name
+        (:func:`trainops.core.gang.pod_reference`: Volcano's ``scheduling.k8s.io/group-name`` annotation,
+        scheduler-plugins' ``scheduling.x-k8s.io/pod-group`` label, and the scheduler's name). The
+        name hashes the spec without the reference, which only repeats the name."""
         spec = self._spec()
         self._name = self._check_names(run_once_name(self._base_name, spec))
-        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
+        if self._gang is None:
+            return spec
+        labels, annotations, scheduler = pod_reference(self._gang, self._name)
+        for job in spec["replicatedJobs"]:
+            template = job["template"]["spec"]["template"]
+            metadata = template.setdefault("metadata", {})
+            for key, values in (("labels", labels), ("annotations", annotations)):
+                if values:
+                    metadata[key] = {**metadata.get(key, {}), **values}
+            template["spec"]["schedulerName"] = scheduler
+        return spec
 
     def _check_names(self, name: str) -> str:
         """``name`` if every Job and pod name JobSet generates from it is a DNS-1035 label of at most
         63 characters (``<jobset>-<job>-<index>-<pod index>-<5 random>``, ``ValidateCreate``)."""
         for job in self._jobs:
             replicas, pods = self._counts[job.name]
-            longest = f"{name}-{job.name}-{replicas - 1}-{pods - 1}"
-            if len(longest) + _POD_SUFFIX > 63:
+            longest = pod_name(name, job.name, replicas - 1, pods - 1)
+            if len(longest) > DNS1123_LABEL_MAX:
                 raise ValueError(
                     f"{_KIND} name={self._base_name!r}: pod names of replicated job {job.name!r} "
-                    f"({longest}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
+                    f"({longest.removesuffix(POD_SUFFIX)}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
                 )
         return name
 
@@ -321,6 +390,8 @@ class JobSet(ObjectConstruct):
             failure=self._failure,
             network=self._network,
         )
+        if self._devices is not None:
+            self._devices.apply({"apiVersion": API_VERSION, "kind": _KIND, "spec": spec})
         managed_by = multikueue_managed_by(self._cluster, self._labels)
         if managed_by is not None:
             spec["managedBy"] = managed_by

@@ -566,6 +566,10 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
         pod_specs=_lws_templates("spec"),
         operators=(_LWS,),
         wrappable=True,
+        health=HealthScript(
+            "leaderworkerset.x-k8s.io/LeaderWorkerSet.lua",
+            "kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go LeaderWorkerSet conditions",
+        ),
     ),
     # DisaggregatedSet: one LeaderWorkerSet spec per role (prefill, decode...), and the scaler of a
     # role (kubernetes-sigs/lws v0.10.0 ``api/disaggregatedset/v1``).
@@ -625,6 +629,13 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
             "kubernetes-sigs/kueue apis/kueue/v1beta2/workload_types.go Workload conditions",
         ),
         operators=("kueue",),
+    ),
+    # Gang-scheduler PodGroups (volcano-sh/volcano v1.15.1 ``scheduling.volcano.sh/v1beta1``,
+    # kubernetes-sigs/scheduler-plugins v0.34.7 ``scheduling.x-k8s.io/v1alpha1``): one per run of a
+    # gang-scheduled job, named as the run (:mod:`trainops.core.gang`).
+    *(
+        KindInfo(group, "PodGroup", (version,), lifecycle="run-once", operators=("podgroup",))
+        for group, version in (("scheduling.volcano.sh", "v1beta1"), ("scheduling.x-k8s.io", "v1alpha1"))
     ),
     KindInfo("argoproj.io", "Workflow", pod_specs=_argo("spec"), trial=True),
     KindInfo("argoproj.io", "WorkflowTemplate", pod_specs=_argo("spec")),

@@ -16,6 +16,7 @@ from trainops.validate.checks import (
     cel,
     deprecated_api,
     dra,
+    jobset,
     list_map,
     networking_rbac,
     pod_fields,
@@ -24,6 +25,7 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
+from trainops.validate.checks.lws_webhook import CHECK as LWS_WEBHOOK
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check, Family
 
@@ -49,4 +51,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL,)
+CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK)
