@@ -12,6 +12,8 @@ import yaml
 
 from conftest import SAMPLE
 from trainops.constructs import (
+    BlueGreen,
+    Canary,
     GrafanaDashboard,
     LLMServer,
     PrometheusRule,
@@ -25,6 +27,7 @@ from trainops.constructs.llm_server import SGLANG
 from trainops.core.cluster import Cluster
 from trainops.core.llm import parse_server, probe_window, startup_seconds
 from trainops.validate.checks.lws_webhook import webhook_issues
+from trainops.validate.checks.rollouts import analysis_issues, rollout_issues
 
 IMAGE = "vllm/vllm-openai:v0.8.5"
 LLAMA_70B = "hf://meta-llama/Llama-3.1-70B-Instruct"
@@ -302,3 +305,53 @@ def test_sample_serves_a_two_node_vllm() -> None:
     assert template["size"] * _gpus(leader["spec"]) == 16
     assert webhook_issues(lws) == []
     assert monitor["spec"]["selector"]["matchLabels"].items() <= leader["metadata"]["labels"].items()
+
+
+def test_blue_green_on_one_node_is_a_rollout(chart: Any, synth: Any, golden: Any, cluster: Cluster) -> None:
+    rollouts = dataclasses.replace(cluster, operators={**cluster.operators, "argo-rollouts": "v1.9.1"})
+    server = _server(chart, rollouts, strategy=BlueGreen())
+    server.expose()
+    docs = synth(chart)
+    golden("llm_server/blue_green.yaml", docs["Rollout/llama"])
+    golden("llm_server/blue_green_analysis.yaml", docs["AnalysisTemplate/llama-analysis"])
+    rollout, analysis = (
+        yaml.safe_load(docs["Rollout/llama"]),
+        yaml.safe_load(docs["AnalysisTemplate/llama-analysis"]),
+    )
+    assert "Deployment/llama" not in docs and {"Service/llama", "Service/llama-preview"} <= set(docs)
+    assert rollout["spec"]["strategy"]["blueGreen"]["previewService"] == "llama-preview"
+    assert parse_server(_main(rollout["spec"]["template"]["spec"])["command"]) is not None
+    # The Argo Rollouts controller accepts both (the rollouts-controller validation family).
+    assert rollout_issues(rollout) == [] and analysis_issues("AnalysisTemplate", analysis) == []
+    queries = {m["name"]: m for m in analysis["spec"]["metrics"]}
+    assert (
+        'vllm:request_success_total{namespace="ml-test"'
+        in queries["error-ratio"]["provider"]["prometheus"]["query"]
+    )
+    assert "vllm:e2e_request_latency_seconds_bucket" in queries["latency"]["provider"]["prometheus"]["query"]
+    smoke = queries["smoke-request"]["provider"]["job"]["spec"]["template"]["spec"]["containers"][0]
+    assert smoke["args"][-1] == "http://llama-preview.ml-test.svc:8000/v1/models"
+    assert server.second_service is not None and server.kind == "Rollout"
+
+
+def test_sglang_canary_counts_aborted_requests(chart: Any, synth: Any, cluster: Cluster) -> None:
+    rollouts = dataclasses.replace(cluster, operators={**cluster.operators, "argo-rollouts": "v1.9.1"})
+    _server(chart, rollouts, engine=SGLANG, strategy=Canary(weights=(50,)))
+    docs = synth(chart)
+    analysis = yaml.safe_load(docs["AnalysisTemplate/llama-analysis"])
+    (errors,) = [m for m in analysis["spec"]["metrics"] if m["name"] == "error-ratio"]
+    assert errors["provider"]["prometheus"]["query"].startswith("sum(rate(sglang:num_aborted_requests_total{")
+    assert rollout_issues(yaml.safe_load(docs["Rollout/llama"])) == []
+
+
+@pytest.mark.parametrize(
+    "props",
+    [{"gpus_per_node": 8, "nodes": 2}, {"form": "LLMInferenceService"}],
+    ids=["several-nodes", "llm-inference-service"],
+)
+def test_strategy_needs_one_node_deployment(chart: Any, cluster: Cluster, props: dict[str, Any]) -> None:
+    rollouts = dataclasses.replace(cluster, operators={**cluster.operators, "argo-rollouts": "v1.9.1"})
+    with pytest.raises(
+        ValueError, match=r"^LLMServer strategy=BlueGreen: a progressive rollout needs one node"
+    ):
+        _server(chart, rollouts, strategy=BlueGreen(), **props)

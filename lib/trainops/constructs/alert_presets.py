@@ -122,12 +122,21 @@ class ServingMetrics:
         errors: label matcher that picks failed requests, e.g. ``code=~"5.."``.
         latency_bucket: the ``_bucket`` series of the latency histogram.
         latency_unit_seconds: seconds per unit of the histogram (1e-6 for microseconds).
+        failed_requests: a separate counter of failed requests, used instead of ``errors`` when
+            given (SGLang counts aborted requests apart). Default: none.
     """
 
     requests: str
     errors: str
     latency_bucket: str
     latency_unit_seconds: float = 1.0
+    failed_requests: str | None = None
+
+    def failed(self, matchers: str) -> str:
+        """The failed-request series picked by ``matchers`` (comma-separated PromQL label matchers)."""
+        if self.failed_requests is not None:
+            return f"{self.failed_requests}{{{matchers}}}"
+        return f"{self.requests}{{{matchers}, {self.errors}}}"
 
 
 #: TensorFlow Serving's Prometheus metrics (``--monitoring_config_file`` with prometheus_config):
@@ -221,6 +230,9 @@ class LLMMetrics:
         kv_cache: gauges of the KV-cache share in use (0..1); several names are joined with ``or``
             (the engine renamed it).
         e2e_bucket: the ``_bucket`` series of the end-to-end request latency histogram (seconds).
+        finished: counter of finished requests.
+        failed: label matcher on ``finished`` picking failed requests, or the name of a separate
+            counter of failed requests (no ``=`` in it).
         model_label: the label naming the served model. Default: ``model_name``.
     """
 
@@ -230,7 +242,16 @@ class LLMMetrics:
     running: str
     kv_cache: tuple[str, ...]
     e2e_bucket: str
+    finished: str
+    failed: str
     model_label: str = "model_name"
+
+    @property
+    def serving(self) -> ServingMetrics:
+        """Requests, failures and end-to-end latency as :class:`ServingMetrics` (a rollout's analysis)."""
+        if "=" in self.failed:
+            return ServingMetrics(self.finished, self.failed, self.e2e_bucket)
+        return ServingMetrics(self.finished, "", self.e2e_bucket, failed_requests=self.failed)
 
     def kv(self, selector: str) -> str:
         """The KV-cache usage expression for ``selector`` (``{...}``)."""
@@ -238,7 +259,9 @@ class LLMMetrics:
 
 
 #: vLLM's Prometheus metrics on ``/metrics`` of its OpenAI-compatible port, labelled ``model_name``:
-#: ``vllm:kv_cache_usage_perc`` (``vllm:gpu_cache_usage_perc`` before v0.10).
+#: ``vllm:kv_cache_usage_perc`` (``vllm:gpu_cache_usage_perc`` before v0.10); every finished request
+#: counts in ``vllm:request_success_total`` by ``finished_reason`` (``stop``, ``length``, ``abort``,
+#: ``error``: the v1 engine's ``FinishReason``).
 #: Source: vllm-project/vllm ``vllm/v1/metrics/loggers.py`` (``PrometheusStatLogger``) and
 #: https://docs.vllm.ai/en/latest/usage/metrics.html
 VLLM_METRICS = LLMMetrics(
@@ -248,9 +271,12 @@ VLLM_METRICS = LLMMetrics(
     running="vllm:num_requests_running",
     kv_cache=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
     e2e_bucket="vllm:e2e_request_latency_seconds_bucket",
+    finished="vllm:request_success_total",
+    failed='finished_reason=~"abort|error"',
 )
 #: SGLang's metrics (``--enable-metrics``), labelled ``model_name``; ``sglang:token_usage`` is the KV
-#: pool's used share. Source: sgl-project/sglang ``python/sglang/srt/metrics/collector.py``.
+#: pool's used share; ``sglang:num_aborted_requests_total`` counts the aborted part of
+#: ``sglang:num_requests_total``. Source: sgl-project/sglang ``python/sglang/srt/metrics/collector.py``.
 SGLANG_METRICS = LLMMetrics(
     ttft_bucket="sglang:time_to_first_token_seconds_bucket",
     generation_tokens="sglang:generation_tokens_total",
@@ -258,6 +284,8 @@ SGLANG_METRICS = LLMMetrics(
     running="sglang:num_running_reqs",
     kv_cache=("sglang:token_usage",),
     e2e_bucket="sglang:e2e_request_latency_seconds_bucket",
+    finished="sglang:num_requests_total",
+    failed="sglang:num_aborted_requests_total",
 )
 
 

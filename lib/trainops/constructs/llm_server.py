@@ -41,6 +41,7 @@ from trainops.constructs._core.protocols import ClaimSource
 from trainops.constructs.alert_presets import SGLANG_METRICS, VLLM_METRICS, LLMMetrics
 from trainops.constructs.model_server import MODEL_URI_PREFIXES
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.rollout_strategy import Progressive, RolloutStrategy, expose_services, progressive
 from trainops.constructs.server_presets import STORAGE_INITIALIZER_IMAGE, storage_initializer
 from trainops.core.cluster import Cluster
 from trainops.core.llm import MODEL_SIZE_ANNOTATION, flag_field, model_bytes
@@ -210,13 +211,23 @@ class LLMServer(ObjectConstruct):
         termination_grace_seconds: ``terminationGracePeriodSeconds``. Default: 60.
         pre_stop_seconds: seconds the ``preStop`` hook sleeps. Default: 10.
         storage_initializer_image: the storage initializer image. Default: KServe v0.20.0's.
+        strategy: ``BlueGreen(...)`` or ``Canary(...)`` (:mod:`trainops.constructs.rollout_strategy`):
+            on one node the server is an argoproj.io/v1alpha1 ``Rollout`` instead of the Deployment,
+            exactly as :class:`ModelServer`'s, with the child AnalysisTemplate ``<name>-analysis``
+            checking the new pods' share of failed requests (vLLM ``vllm:request_success_total`` with
+            ``finished_reason`` ``abort``/``error``, SGLang ``sglang:num_aborted_requests_total`` of
+            ``sglang:num_requests_total``), their end-to-end latency quantile
+            (``vllm:e2e_request_latency_seconds_bucket``, ``sglang:e2e_request_latency_seconds_bucket``)
+            and a smoke ``GET /v1/models`` on the preview (canary) Service; ``expose()`` then makes
+            that second Service too. Default: ``None`` (rolling update).
 
     Raises:
         ValueError: a bad prop, quoting prop and value: no model source or several, parallel sizes
             that do not match the GPUs (``LLMServer tensor_parallel_size=4 × pipeline_parallel_size=2
             = 8 GPUs, but gpus_per_node=8 × nodes=2 = 16``), parallelism flags in ``args``, several
             nodes on a cluster without ``lws``, an LLMInferenceService on a cluster
-            without KServe 0.20.
+            without KServe 0.20, a ``strategy`` with several nodes or an LLMInferenceService (Argo
+            Rollouts rolls out ReplicaSets only) or on a cluster without ``argo-rollouts``.
 
     Source: https://docs.vllm.ai/en/latest/serving/distributed_serving.html,
     https://github.com/kubernetes-sigs/lws/tree/v0.10.0/docs/examples/vllm,
@@ -258,6 +269,7 @@ class LLMServer(ObjectConstruct):
         termination_grace_seconds: int = 60,
         pre_stop_seconds: int = 10,
         storage_initializer_image: str = STORAGE_INITIALIZER_IMAGE,
+        strategy: RolloutStrategy | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._cluster = cluster
@@ -273,6 +285,11 @@ class LLMServer(ObjectConstruct):
         if form not in ("auto", "LLMInferenceService"):
             raise ValueError(f"{_KIND} form={form!r}: must be 'auto' or 'LLMInferenceService'")
         self._form = self._pick_form(form)
+        if strategy is not None and self._form != "Deployment":
+            raise ValueError(
+                f"{_KIND} strategy={type(strategy).__name__}: a progressive rollout needs one node and "
+                f"form='auto' (Argo Rollouts rolls out ReplicaSets only, not a {self._form})"
+            )
         self._model_name = name if model_name is None else model_name
         if (
             not isinstance(self._model_name, str)
@@ -330,6 +347,20 @@ class LLMServer(ObjectConstruct):
             raise ValueError(f"{_KIND} labels: {clash[0]!r} is a selector label set from name")
         self._autoscaler: Autoscaler | None = None
         self._service: ModelService | None = None
+        self._second: ModelService | None = None
+        self._rollout: Progressive | None = None
+        if strategy is not None:
+            self._rollout = progressive(
+                self,
+                strategy,
+                cluster,
+                kind=_KIND,
+                name=self._name,
+                replicas=self._replicas,
+                preset=engine.name,
+                model=self._model_name,
+                port=self.port,
+            )
 
         env_list: list[dict[str, Any]] = [*env_entries(user_env, {"HOME": TMP_PATH})]
         if secret is not None:
@@ -540,7 +571,14 @@ class LLMServer(ObjectConstruct):
         return metadata
 
     def _deployment(self, pod: dict[str, Any], annotations: Mapping[str, str]) -> dict[str, Any]:
+        """A Deployment, or with a strategy an Argo Rollouts Rollout of the same selector and template."""
         self._kind, self._api = "Deployment", "apps/v1"
+        rolling: dict[str, Any] = {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxSurge": self._max_surge, "maxUnavailable": 0 if self._max_surge else 1},
+        }
+        if self._rollout is not None:
+            self._kind, self._api, rolling = "Rollout", "argoproj.io/v1alpha1", self._rollout.spec
         labels = {**self._selector, **self._labels}
         pod["topologySpreadConstraints"] = [
             {
@@ -557,13 +595,7 @@ class LLMServer(ObjectConstruct):
             "spec": {
                 "replicas": self._replicas,
                 "selector": {"matchLabels": dict(self._selector)},
-                "strategy": {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {
-                        "maxSurge": self._max_surge,
-                        "maxUnavailable": 0 if self._max_surge else 1,
-                    },
-                },
+                "strategy": rolling,
                 "template": {"metadata": {"labels": labels}, "spec": pod},
             },
         }
@@ -693,8 +725,18 @@ class LLMServer(ObjectConstruct):
 
     @property
     def kind(self) -> str:
-        """``Deployment``, ``LeaderWorkerSet`` or ``LLMInferenceService``."""
+        """``Deployment``, ``Rollout`` (with a strategy), ``LeaderWorkerSet`` or ``LLMInferenceService``."""
         return self._kind
+
+    @property
+    def strategy(self) -> RolloutStrategy | None:
+        """The rollout strategy, if any."""
+        return None if self._rollout is None else self._rollout.strategy
+
+    @property
+    def second_service(self) -> ModelService | None:
+        """The preview (blue-green) or canary Service ``expose()`` made, if any."""
+        return self._second
 
     @property
     def api_version(self) -> str:
@@ -765,16 +807,20 @@ class LLMServer(ObjectConstruct):
 
     def expose(self, *, name: str | None = None, labels: Mapping[str, str] | None = None) -> ModelService:
         """A ClusterIP Service on port 8000 selecting the pods that serve the API (a LeaderWorkerSet's
-        leaders). Not for an LLMInferenceService, whose Services KServe makes.
+        leaders). Not for an LLMInferenceService, whose Services KServe makes. With a ``strategy``
+        the active Service is named like the server and a second Service (preview or canary) is made,
+        as :meth:`ModelServer.expose` does.
 
         Raises:
-            ValueError: already exposed, or an LLMInferenceService.
+            ValueError: already exposed, an LLMInferenceService, or a Rollout's Service named otherwise.
         """
         if self._form == "LLMInferenceService":
             raise ValueError(f"{_KIND} {self._name!r}: KServe creates the Services of an LLMInferenceService")
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
-        self._service = ModelService(self, "Service", server=self, name=name, labels=labels)
+        self._service, self._second = expose_services(
+            self, self._rollout, kind=_KIND, port=None, name=name, labels=labels
+        )
         return self._service
 
     def autoscale(

@@ -8,14 +8,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from constructs import IValidation
-from jsii import implements
-
 from trainops.constructs._core.base import (
     Construct,
     ObjectConstruct,
-    add_check,
-    chart_namespace,
     emit,
     require_name,
 )
@@ -41,18 +36,8 @@ from trainops.constructs._core.props import (
     require_whole,
 )
 from trainops.constructs._core.protocols import ClaimSource
-from trainops.constructs.analysis_template import AnalysisTemplate
 from trainops.constructs.model_service import ModelService
-from trainops.constructs.rollout_strategy import (
-    POD_HASH_LABEL,
-    BlueGreen,
-    RolloutStrategy,
-    analysis_args,
-    analysis_metrics,
-    check_strategy,
-    second_service,
-    strategy_spec,
-)
+from trainops.constructs.rollout_strategy import Progressive, RolloutStrategy, expose_services, progressive
 from trainops.constructs.server_presets import (
     STORAGE_INITIALIZER_IMAGE,
     TF_SERVING,
@@ -162,7 +147,7 @@ class ModelServer(ObjectConstruct):
 
     KIND = "Deployment"
     API_VERSION = "apps/v1"
-    _strategy: RolloutStrategy | None = None
+    _rollout: Progressive | None = None
 
     def __init__(
         self,
@@ -354,27 +339,25 @@ class ModelServer(ObjectConstruct):
             pod_spec.update(gpu_placement(cluster))
         if account is not None:
             pod_spec["serviceAccountName"] = account
-        self._strategy: RolloutStrategy | None = None
-        self._second_service: str | None = None
+        self._rollout: Progressive | None = None
         self._second: ModelService | None = None
         rollout: dict[str, Any] = {
             "type": "RollingUpdate",
             "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
         }
         if strategy is not None:
-            self._strategy = check_strategy(strategy, cluster, self._replicas)
-            self._second_service = second_service(self._strategy, cluster, self._name)
-            template = self._analysis(self._strategy) if self._strategy.analysis is not None else None
-            rollout = strategy_spec(
-                self._strategy,
+            self._rollout = progressive(
+                self,
+                strategy,
                 cluster,
-                server=self._name,
-                active=self._name,
-                second=self._second_service,
-                template=template,
+                kind=_KIND,
+                name=self._name,
+                replicas=self._replicas,
+                preset=self._preset.name,
+                model=self._model_name,
+                port=self._port,
             )
-            if self._second_service is not None:
-                add_check(self, _ExposedValidation(self))
+            rollout = self._rollout.spec
         self._object: dict[str, Any] = {
             "apiVersion": self.api_version,
             "kind": self.kind,
@@ -388,42 +371,22 @@ class ModelServer(ObjectConstruct):
         }
         self._api_object: Emitted = emit(self, self._object)
 
-    def _analysis(self, strategy: RolloutStrategy) -> str:
-        """Create the child AnalysisTemplate ``<name>-analysis`` of ``strategy``; return its name."""
-        assert strategy.analysis is not None
-        namespace = chart_namespace(self)
-        if namespace is None:
-            raise ValueError(f"{_KIND} {self._name!r} strategy: the analysis needs the Chart's namespace")
-        metrics = analysis_metrics(
-            strategy.analysis,
-            self._cluster,
-            preset=self._preset.name,
-            model=self._model_name,
-            namespace=namespace,
-            port=self._port,
-            smoke_service=self._second_service,
-        )
-        template = AnalysisTemplate(
-            self, "Analysis", name=f"{self._name[:54]}-analysis", metrics=metrics, args=analysis_args()
-        )
-        return template.name
-
     # -- properties ---------------------------------------------------------------------------
 
     @property
     def kind(self) -> str:
         """``Rollout`` with a strategy, else ``Deployment``."""
-        return "Deployment" if self._strategy is None else "Rollout"
+        return "Deployment" if self._rollout is None else "Rollout"
 
     @property
     def api_version(self) -> str:
         """``argoproj.io/v1alpha1`` with a strategy, else ``apps/v1``."""
-        return "apps/v1" if self._strategy is None else "argoproj.io/v1alpha1"
+        return "apps/v1" if self._rollout is None else "argoproj.io/v1alpha1"
 
     @property
     def strategy(self) -> RolloutStrategy | None:
         """The rollout strategy, if any."""
-        return self._strategy
+        return None if self._rollout is None else self._rollout.strategy
 
     @property
     def second_service(self) -> ModelService | None:
@@ -519,33 +482,16 @@ class ModelServer(ObjectConstruct):
         """
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
-        pod_labels = () if self._strategy is None else (POD_HASH_LABEL,)
-        if self._strategy is not None and name not in (None, self._name):
-            raise ValueError(
-                f"{_KIND} {self._name!r} expose name={name!r}: the Rollout's active Service is named like "
-                "the server"
-            )
-        self._service = ModelService(
+        self._service, self._second = expose_services(
             self,
-            "Service",
-            server=self,
+            self._rollout,
+            kind=_KIND,
             port=port,
             name=name,
             labels=labels,
             type=type,
             allow_exposure=allow_exposure,
-            pod_target_labels=pod_labels,
         )
-        if self._second_service is not None:
-            self._second = ModelService(
-                self,
-                "PreviewService" if isinstance(self._strategy, BlueGreen) else "CanaryService",
-                server=self,
-                port=port,
-                name=self._second_service,
-                labels=labels,
-                pod_target_labels=pod_labels,
-            )
         return self._service
 
     def mark_autoscaled(self, autoscaler: Autoscaler, *, max_replicas: int) -> None:
@@ -577,23 +523,6 @@ class ModelServer(ObjectConstruct):
         if self._cluster.kubernetes_minor >= 30:
             return {"sleep": {"seconds": seconds}}
         return {"exec": {"command": ["sleep", str(seconds)]}}
-
-
-@implements(IValidation)
-class _ExposedValidation:
-    """A blue-green (or traffic-routed canary) server's Rollout names Services only ``expose()`` makes."""
-
-    def __init__(self, server: ModelServer) -> None:
-        self._server = server
-
-    def validate(self) -> list[str]:
-        if self._server.service is not None:
-            return []
-        strategy = type(self._server.strategy).__name__
-        return [
-            f"{_KIND} {self._server.name!r} strategy={strategy}: call expose(); the Rollout names Services "
-            "that only expose() creates"
-        ]
 
 
 def _model_uri(uri: str) -> str:

@@ -20,10 +20,14 @@ canary Services.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
+from constructs import IValidation
+from jsii import implements
+
+from trainops.constructs._core.base import Construct, add_check, chart_namespace
 from trainops.constructs._core.pod import (
     TMP_PATH,
     TMP_VOLUME,
@@ -32,8 +36,15 @@ from trainops.constructs._core.pod import (
     pod_security_context,
 )
 from trainops.constructs._core.props import duration_ms, require_image, require_whole
-from trainops.constructs.alert_presets import HTTP, TF_SERVING, ServingMetrics
-from trainops.constructs.analysis_template import AnalysisArg, AnalysisMetric, JobMetric, PrometheusMetric
+from trainops.constructs.alert_presets import HTTP, SGLANG_METRICS, TF_SERVING, VLLM_METRICS, ServingMetrics
+from trainops.constructs.analysis_template import (
+    AnalysisArg,
+    AnalysisMetric,
+    AnalysisTemplate,
+    JobMetric,
+    PrometheusMetric,
+)
+from trainops.constructs.model_service import ModelService
 from trainops.core.cluster import Cluster
 from trainops.core.quantity import parse_quantity
 
@@ -59,10 +70,17 @@ SMOKE_PATHS = {
     "tensorflow-serving": "/v1/models/{model}",
     "triton": "/v2/models/{model}/ready",
     "torchserve": "/ping",
+    # LLMServer engines: the OpenAI-compatible model list (200 once the model is served).
+    "vllm": "/v1/models",
+    "sglang": "/v1/models",
 }
-#: Request and latency series of a server preset, by name (others: :data:`~trainops.constructs.
-#: alert_presets.HTTP`).
-SERVING_METRICS = {"tensorflow-serving": TF_SERVING}
+#: Request and latency series of a server preset or LLM engine, by name (others:
+#: :data:`~trainops.constructs.alert_presets.HTTP`).
+SERVING_METRICS = {
+    "tensorflow-serving": TF_SERVING,
+    "vllm": VLLM_METRICS.serving,
+    "sglang": SGLANG_METRICS.serving,
+}
 
 
 @dataclass(frozen=True)
@@ -150,48 +168,52 @@ class Canary:
 RolloutStrategy = BlueGreen | Canary
 
 
-def check_strategy(strategy: object, cluster: Cluster, replicas: int) -> RolloutStrategy:
-    """Check a strategy's own props against the target cluster.
+def check_strategy(
+    strategy: object, cluster: Cluster, replicas: int, *, kind: str = _KIND
+) -> RolloutStrategy:
+    """Check a strategy's own props against the target cluster; ``kind`` names the server in messages.
 
     Raises:
         ValueError: not a BlueGreen/Canary, a cluster without ``argo-rollouts``, a weight outside
             1..100 or not increasing, a bad pause, delay or preview count.
     """
     if not isinstance(strategy, BlueGreen | Canary):
-        raise ValueError(f"{_KIND} strategy={strategy!r}: must be BlueGreen(...) or Canary(...)")
+        raise ValueError(f"{kind} strategy={strategy!r}: must be BlueGreen(...) or Canary(...)")
     if not cluster.has_operator(ARGO_ROLLOUTS):
         raise ValueError(
-            f"{_KIND} strategy={type(strategy).__name__}: cluster {cluster.name!r} does not list "
+            f"{kind} strategy={type(strategy).__name__}: cluster {cluster.name!r} does not list "
             f"{ARGO_ROLLOUTS} in operators (a Rollout needs the Argo Rollouts controller)"
         )
     if isinstance(strategy, BlueGreen):
-        require_whole(_KIND, "BlueGreen scale_down_delay_seconds", strategy.scale_down_delay_seconds)
+        require_whole(kind, "BlueGreen scale_down_delay_seconds", strategy.scale_down_delay_seconds)
         if strategy.preview_replicas is not None:
-            preview = require_whole(_KIND, "BlueGreen preview_replicas", strategy.preview_replicas, minimum=1)
+            preview = require_whole(kind, "BlueGreen preview_replicas", strategy.preview_replicas, minimum=1)
             if preview > replicas:
                 raise ValueError(
-                    f"{_KIND} BlueGreen preview_replicas={preview}: must not exceed replicas={replicas}"
+                    f"{kind} BlueGreen preview_replicas={preview}: must not exceed replicas={replicas}"
                 )
     else:
         if isinstance(strategy.weights, str | int) or not strategy.weights:
-            raise ValueError(f"{_KIND} Canary weights={strategy.weights!r}: give at least one percentage")
+            raise ValueError(f"{kind} Canary weights={strategy.weights!r}: give at least one percentage")
         previous = 0
         for index, weight in enumerate(strategy.weights):
             if isinstance(weight, bool) or not isinstance(weight, int) or not 0 < weight <= 100:
                 # ValidateRolloutStrategyCanary: "SetWeight needs to be between 0 and 100"
                 raise ValueError(
-                    f"{_KIND} Canary weights[{index}]={weight!r}: a traffic weight must be between 1 and 100"
+                    f"{kind} Canary weights[{index}]={weight!r}: a traffic weight must be between 1 and 100"
                 )
             if weight <= previous:
-                raise ValueError(f"{_KIND} Canary weights[{index}]={weight!r}: weights must increase")
+                raise ValueError(f"{kind} Canary weights[{index}]={weight!r}: weights must increase")
             previous = weight
-        duration_ms(_KIND, "Canary pause", strategy.pause)
+        duration_ms(kind, "Canary pause", strategy.pause)
     if strategy.analysis is not None and not isinstance(strategy.analysis, Analysis):
-        raise ValueError(f"{_KIND} analysis={strategy.analysis!r}: must be an Analysis or None")
+        raise ValueError(f"{kind} analysis={strategy.analysis!r}: must be an Analysis or None")
     return strategy
 
 
-def second_service(strategy: RolloutStrategy, cluster: Cluster, active: str) -> str | None:
+def second_service(
+    strategy: RolloutStrategy, cluster: Cluster, active: str, *, kind: str = _KIND
+) -> str | None:
     """The preview (blue-green) or canary (traffic-routed canary) Service's name, or ``None``.
 
     Raises:
@@ -206,7 +228,7 @@ def second_service(strategy: RolloutStrategy, cluster: Cluster, active: str) -> 
         return None
     if name == active:
         raise ValueError(
-            f"{_KIND} {type(strategy).__name__} {prop}={name!r}: is the {role} Service too; "
+            f"{kind} {type(strategy).__name__} {prop}={name!r}: is the {role} Service too; "
             "a Rollout needs two different Services"
         )
     return name
@@ -277,6 +299,7 @@ def analysis_metrics(
     namespace: str,
     port: int,
     smoke_service: str | None,
+    kind: str = _KIND,
 ) -> list[AnalysisMetric]:
     """The metrics of a server's analysis: error ratio and latency quantile of the new pods, and a
     smoke request where the preset has a per-model endpoint and ``smoke_service`` selects new pods.
@@ -286,20 +309,17 @@ def analysis_metrics(
     """
     for prop, value in (("error_ratio", analysis.error_ratio), ("quantile", analysis.quantile)):
         if not 0 < value < 1:
-            raise ValueError(f"{_KIND} Analysis {prop}={value!r}: must be between 0 and 1 (exclusive)")
+            raise ValueError(f"{kind} Analysis {prop}={value!r}: must be between 0 and 1 (exclusive)")
     if not analysis.latency_seconds > 0:
-        raise ValueError(f"{_KIND} Analysis latency_seconds={analysis.latency_seconds!r}: must be positive")
-    duration_ms(_KIND, "Analysis window", analysis.window)
+        raise ValueError(f"{kind} Analysis latency_seconds={analysis.latency_seconds!r}: must be positive")
+    duration_ms(kind, "Analysis window", analysis.window)
     series = analysis.metrics or SERVING_METRICS.get(preset, HTTP)
     address = (
         analysis.prometheus_address or f"http://prometheus-operated.{cluster.prometheus_namespace}.svc:9090"
     )
     pods = f'namespace={json.dumps(namespace)}, {POD_HASH_SERIES_LABEL}="{{{{args.{POD_HASH_ARG}}}}}"'
     window = analysis.window
-    errors = (
-        f"sum(rate({series.requests}{{{pods}, {series.errors}}}[{window}])) / "
-        f"sum(rate({series.requests}{{{pods}}}[{window}]))"
-    )
+    errors = f"sum(rate({series.failed(pods)}[{window}])) / sum(rate({series.requests}{{{pods}}}[{window}]))"
     latency = (
         f"histogram_quantile({analysis.quantile:g}, sum by (le) "
         f"(rate({series.latency_bucket}{{{pods}}}[{window}])))"
@@ -345,3 +365,157 @@ def _smoke_pod(image: str, url: str) -> dict[str, Any]:
         "containers": [container],
         "volumes": [{"name": TMP_VOLUME, "emptyDir": {}}],
     }
+
+
+class _Exposable(Protocol):
+    """A server whose Rollout names Services its ``expose()`` makes."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def service(self) -> ModelService | None: ...
+
+
+@dataclass(frozen=True)
+class Progressive:
+    """A server's checked strategy, second Service name and ``spec.strategy`` (see :func:`progressive`).
+
+    Args:
+        strategy: the checked strategy.
+        second: the preview (blue-green) or canary Service's name, or ``None``.
+        spec: the Rollout's ``spec.strategy``.
+    """
+
+    strategy: RolloutStrategy
+    second: str | None
+    spec: dict[str, Any]
+
+
+def progressive(
+    server: Construct,
+    strategy: object,
+    cluster: Cluster,
+    *,
+    kind: str,
+    name: str,
+    replicas: int,
+    preset: str,
+    model: str,
+    port: int,
+) -> Progressive:
+    """Make ``server`` (a ``ModelServer`` or ``LLMServer``) progressive: check ``strategy``, name the
+    second Service, add the child AnalysisTemplate ``<name>-analysis`` (``Analysis``) and a synth check
+    that ``expose()`` was called when the Rollout names a second Service.
+
+    Args:
+        server: the server construct (has ``name`` and ``service``); parent of the template.
+        strategy: ``BlueGreen(...)`` or ``Canary(...)``.
+        cluster: the target cluster.
+        kind: the server's construct kind, in messages.
+        name: the Rollout's (and active Service's) name.
+        replicas: the server's replicas (bounds ``preview_replicas``).
+        preset: server preset or LLM engine name: picks the metric names and smoke path.
+        model: the served model's name (smoke path).
+        port: the HTTP port the smoke request targets.
+
+    Raises:
+        ValueError: see :func:`check_strategy`, :func:`second_service`, :func:`analysis_metrics`;
+            also a server outside a Chart with a namespace when the strategy has an analysis.
+    """
+    checked = check_strategy(strategy, cluster, replicas, kind=kind)
+    second = second_service(checked, cluster, name, kind=kind)
+    template = None
+    if checked.analysis is not None:
+        namespace = chart_namespace(server)
+        if namespace is None:
+            raise ValueError(f"{kind} {name!r} strategy: the analysis needs the Chart's namespace")
+        metrics = analysis_metrics(
+            checked.analysis,
+            cluster,
+            preset=preset,
+            model=model,
+            namespace=namespace,
+            port=port,
+            smoke_service=second,
+            kind=kind,
+        )
+        template = AnalysisTemplate(
+            server, "Analysis", name=f"{name[:54]}-analysis", metrics=metrics, args=analysis_args()
+        ).name
+    spec = strategy_spec(checked, cluster, server=name, active=name, second=second, template=template)
+    if second is not None:
+        add_check(server, _ExposedValidation(cast(_Exposable, server), kind, checked))
+    return Progressive(checked, second, spec)
+
+
+def expose_services(
+    server: Any,
+    rollout: Progressive | None,
+    *,
+    kind: str,
+    port: int | None,
+    name: str | None,
+    labels: Mapping[str, str] | None,
+    **service: Any,
+) -> tuple[ModelService, ModelService | None]:
+    """The Service(s) of a server's ``expose()``: the active one (child ``Service``) and, for a
+    Rollout with a second Service, the preview (``PreviewService``) or canary (``CanaryService``)
+    one; a Rollout's Services copy the pod-template hash onto their monitors' series.
+
+    Args:
+        server: the server (a :class:`~trainops.constructs._core.protocols.Selectable` construct).
+        rollout: :func:`progressive`'s result, or ``None`` for a Deployment.
+        kind: the server's construct kind, in messages.
+        port: Service port, or ``None`` for the server's.
+        name: the active Service's name, or ``None`` for the server's.
+        labels: extra Service labels.
+        service: further :class:`ModelService` arguments of the active Service (``type``...).
+
+    Raises:
+        ValueError: a Rollout's active Service not named like the server, or a bad Service prop.
+    """
+    pod_labels = () if rollout is None else (POD_HASH_LABEL,)
+    if rollout is not None and name not in (None, server.name):
+        raise ValueError(
+            f"{kind} {server.name!r} expose name={name!r}: the Rollout's active Service is named like "
+            "the server"
+        )
+    active = ModelService(
+        server,
+        "Service",
+        server=server,
+        port=port,
+        name=name,
+        labels=labels,
+        pod_target_labels=pod_labels,
+        **service,
+    )
+    second = None
+    if rollout is not None and rollout.second is not None:
+        second = ModelService(
+            server,
+            "PreviewService" if isinstance(rollout.strategy, BlueGreen) else "CanaryService",
+            server=server,
+            port=port,
+            name=rollout.second,
+            labels=labels,
+            pod_target_labels=pod_labels,
+        )
+    return active, second
+
+
+@implements(IValidation)
+class _ExposedValidation:
+    """A blue-green (or traffic-routed canary) server's Rollout names Services only ``expose()`` makes."""
+
+    def __init__(self, server: _Exposable, kind: str, strategy: RolloutStrategy) -> None:
+        self._server, self._kind, self._strategy = server, kind, strategy
+
+    def validate(self) -> list[str]:
+        if self._server.service is not None:
+            return []
+        return [
+            f"{self._kind} {self._server.name!r} strategy={type(self._strategy).__name__}: call expose(); "
+            "the Rollout names Services that only expose() creates"
+        ]
