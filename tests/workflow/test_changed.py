@@ -125,3 +125,32 @@ def test_bench_project_apps_have_seven_valid_objects(
     run = cli("synth", "-v")
     assert run.code == 0, run.out + run.err
     assert run.err.count(": 7 objects, render ") == 2
+
+
+def test_changed_names_what_it_re_rendered(cli: Any, repo: Path) -> None:
+    (repo / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:3.0"))
+    )
+    run = cli("synth", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    head = re.search(r"synth: --changed since ([0-9a-f]{12}): re-rendered (.*)$", run.err, re.MULTILINE)
+    assert head is not None, run.err
+    assert head.group(2) == "lab/data, lab/train, lab/web"
+
+
+def test_changed_says_when_nothing_is_re_rendered(cli: Any, repo: Path) -> None:
+    run = cli("synth", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    assert re.search(r"^synth: --changed since [0-9a-f]{12}: nothing to re-render$", run.err, re.MULTILINE)
+
+
+def test_pre_commit_hook_finds_a_stale_app_by_its_change_alone(cli: Any, repo: Path) -> None:
+    """The ``trainops-synth-check`` hook (``synth --check --changed --base HEAD``) re-renders the app
+    whose source changed since the last commit and fails on its stale files."""
+    assert cli("synth", "--check", "--changed", "--base", "HEAD").code == 0
+    (repo / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:4.0"))
+    )
+    stale = cli("synth", "--check", "--changed", "--base", "HEAD")
+    assert stale.code == 1, stale.err
+    assert "re-rendered lab/data, lab/train, lab/web" in stale.err

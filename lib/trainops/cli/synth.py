@@ -19,6 +19,7 @@ from trainops.synth import render_project, tree_for, write_tree
 from trainops.synth.lock import output_lock
 from trainops.synth.lockfile import hand_edits
 from trainops.synth.partial import render_some
+from trainops.synth.render import AppResult
 from trainops.synth.tree import links_for
 from trainops.workflow import check_rendered, policy_hook
 
@@ -99,6 +100,7 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
         results, rendered = render_some(
             project, opts.out, cluster=opts.cluster, render=lambda a: a.name in wanted
         )
+        print(f"synth: --changed since {base[:12]}: {changed_line(results, rendered)}", file=sys.stderr)
     else:
         results = render_project(project, cluster=opts.cluster)
         rendered = {(r.cluster, r.app) for r in results}
@@ -160,6 +162,13 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def changed_line(results: list[AppResult], rendered: set[tuple[str, str]]) -> str:
+    """What ``synth --changed`` re-rendered, for its stderr line: ``re-rendered <cluster>/<app>, ...``
+    in render order, or ``nothing to re-render``."""
+    names = [f"{r.cluster}/{r.app}" for r in results if (r.cluster, r.app) in rendered]
+    return f"re-rendered {', '.join(names)}" if names else "nothing to re-render"
 
 
 @click.command("synth")
