@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.synth import write_project as write_bench_project
-from tests.workflow.project import commit_all, init_repo, write_project
+from tests.workflow.project import commit_all, git, init_repo, write_project
 
 SHARED = '''
 """A module two apps import."""
@@ -154,3 +154,29 @@ def test_pre_commit_hook_finds_a_stale_app_by_its_change_alone(cli: Any, repo: P
     stale = cli("synth", "--check", "--changed", "--base", "HEAD")
     assert stale.code == 1, stale.err
     assert "re-rendered lab/data, lab/train, lab/web" in stale.err
+
+
+def test_pre_commit_hook_before_the_first_commit_checks_every_app(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a repository with no commit yet (the first commit after ``trainops init``) every app is
+    new: the hook renders them all instead of failing on a missing ``HEAD``."""
+    root = write_project(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    assert cli("synth").code == 0
+    git(root, "init", "-q", "-b", "main")
+    run = cli("synth", "--check", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    assert "synth: --changed before the first commit: re-rendered lab/data, lab/train, lab/web" in run.err
+    write_project(root, replicas=3)
+    assert cli("synth", "--check", "--changed", "--base", "HEAD").code == 1
+
+
+def test_changed_outside_a_git_repository_is_a_usage_error(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_project(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    run = cli("synth", "--changed")
+    assert run.code == 2
+    assert "not a git repository" in run.err

@@ -91,7 +91,12 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
                 f"{opts.out}/ was edited by hand (it differs from lock.json): {', '.join(edits)}; "
                 "move the change into apps/, or re-run with --force to overwrite it"
             )
+    first_commit = False
     if opts.changed:
+        from trainops.diff.snapshot import has_commit
+
+        first_commit = not has_commit(project.root)  # nothing to compare with: every app is new
+    if opts.changed and not first_commit:
         from trainops.diff.changed import changed_apps
         from trainops.diff.snapshot import default_base, resolve
 
@@ -104,6 +109,11 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
     else:
         results = render_project(project, cluster=opts.cluster)
         rendered = {(r.cluster, r.app) for r in results}
+        if first_commit:
+            print(
+                f"synth: --changed before the first commit: {changed_line(results, rendered)}",
+                file=sys.stderr,
+            )
     if opts.check:
         from trainops.cli.ci import drift, print_drift
         from trainops.synth import read_tree
