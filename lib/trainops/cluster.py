@@ -1,6 +1,6 @@
 """The public home of the target-cluster types users declare in ``apps/clusters.py``:
-``from trainops.cluster import Cluster, ClusterTopology, DeviceClass, ExternalObject, MultiKueueManager, Taint``.
-Defined in :mod:`trainops.core.cluster`, the cluster facts every layer reads."""
+``from trainops.cluster import Cluster, ClusterTopology, DeviceClass, ExternalObject, MultiKueueManager,
+PlatformSettings, Taint``. Defined in :mod:`trainops.core.cluster`, the cluster facts every layer reads."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from trainops.core.cluster import (
     ExternalObject,
     MultiKueueManager,
     OperatorName,
+    PlatformSettings,
     Taint,
     TopologyLevel,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "ExternalObject",
     "MultiKueueManager",
     "OperatorName",
+    "PlatformSettings",
     "Taint",
     "TopologyLevel",
 ]

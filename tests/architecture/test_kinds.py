@@ -136,6 +136,7 @@ def test_health_checks_keep_their_emission_order() -> None:
         "kubeflow.org/Experiment",
         "trainer.kubeflow.org/TrainJob",
         "argoproj.io/Application",
+        "leaderworkerset.x-k8s.io/LeaderWorkerSet",
         "kueue.x-k8s.io/Workload",
     ]
 

@@ -17,6 +17,7 @@ from trainops.validate.checks import CHECKS
 
 VALIDATION_RULES = ("yaml", "schema", "unknown-kind", "api-server", "deprecated-api", "cel", "list-map")
 VALIDATION_RULES += ("secret-literal",)
+VALIDATION_RULES += ("lws-webhook",)
 
 
 @pytest.mark.parametrize("rule_id", VALIDATION_RULES)
@@ -37,6 +38,7 @@ def test_every_check_family_is_a_registered_rule() -> None:
         "cel",
         "deprecated-api",
         "secret-literal",
+        "lws-webhook",
     ]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 

@@ -306,3 +306,28 @@ def sync_waves(objects: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         wave = int((obj["metadata"].get("annotations") or {}).get("argocd.argoproj.io/sync-wave", "0"))
         waves.setdefault(wave, []).append(obj)
     return [sorted(waves[w], key=lambda o: (o["kind"], o["metadata"]["name"])) for w in sorted(waves)]
+
+
+def synced_platform_application(
+    app: dict[str, Any], *, revision: str | None = None, sync: str = "Synced"
+) -> dict[str, Any]:
+    """A ``v1alpha1Application`` as Argo CD serves a platform Application (a generated one, ``app``)
+    after syncing it: ``status.sync.comparedTo.source`` is its source and ``status.sync.revision``
+    the chart version of a Helm or OCI source (the commit SHA of the tag for a git source), unless
+    ``revision`` says otherwise."""
+    source = app["spec"]["source"]
+    chart = "chart" in source or str(source["repoURL"]).startswith("oci://")
+    synced = revision or (source["targetRevision"] if chart else "4b1c0d2e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c")
+    return {
+        "metadata": {**app["metadata"], "uid": "0d6a5f7e-1c2b-4d3e-8f9a-0b1c2d3e4f5a"},
+        "spec": app["spec"],
+        "status": {
+            "sync": {
+                "status": sync,
+                "revision": synced,
+                "comparedTo": {"source": source, "destination": app["spec"]["destination"]},
+            },
+            "health": {"status": "Healthy", "lastTransitionTime": "2026-05-04T09:12:03Z"},
+            "sourceType": "Helm" if chart else "Kustomize",
+        },
+    }

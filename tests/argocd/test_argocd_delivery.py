@@ -72,6 +72,34 @@ def _bootstrap(cluster: str, project: Project) -> tuple[list[tuple[int, dict[str
     return apps, errors
 
 
+def _repo_apps(cluster: str, project: Project) -> list[tuple[int, dict[str, Any]]]:
+    """The bootstrapped Applications that sync the sample repository (not the platform's, whose
+    sources are upstream releases: test_platform_applications_*)."""
+    return [(w, a) for w, a in _bootstrap(cluster, project)[0] if not _platform(a)]
+
+
+def _platform(app: dict[str, Any]) -> bool:
+    return bool(app["metadata"]["labels"].get("trainops.dev/app-class") == "platform")
+
+
+@pytest.mark.parametrize("cluster", ARGOCD_DIRS)
+def test_platform_applications_come_first_and_create_their_namespaces(cluster: str, sample: Project) -> None:
+    apps, errors = _bootstrap(cluster, sample)
+    assert errors == []
+    platform = [(w, a) for w, a in apps if _platform(a)]
+    others = [w for w, a in apps if not _platform(a)]
+    assert platform
+    assert max(w for w, _ in platform) < min(others)
+    for _, app in platform:
+        assert "CreateNamespace=true" in app["spec"]["syncPolicy"]["syncOptions"]
+        assert app["spec"]["source"]["repoURL"] != sample.cluster(cluster).repo_url
+    # a component's CRD chart syncs in an earlier wave than its controller
+    waves = {a["metadata"]["name"]: w for w, a in platform}
+    for name, wave in waves.items():
+        if name.endswith("-crds"):
+            assert wave < waves[name.removesuffix("-crds")]
+
+
 def test_sample_has_a_root_per_argocd_directory() -> None:
     assert ARGOCD_DIRS
     dirs = sorted(p.parent.name for p in (SAMPLE / "generated").glob("*/argocd"))
@@ -116,7 +144,8 @@ def _app_dirs(project: Project, cluster: str) -> list[Path]:
 
 @pytest.mark.parametrize("cluster", ARGOCD_DIRS)
 def test_bootstrap_delivers_every_file_once(cluster: str, sample: Project, schema_cache: Path) -> None:
-    apps, errors = _bootstrap(cluster, sample)
+    errors = _bootstrap(cluster, sample)[1]
+    apps = _repo_apps(cluster, sample)
     assert errors == []
     names = [app["metadata"]["name"] for _, app in apps]
     assert len(names) == len(set(names))
@@ -141,7 +170,7 @@ def test_bootstrap_delivers_every_file_once(cluster: str, sample: Project, schem
 def test_each_destination_namespace_exists_before_its_application(cluster: str, sample: Project) -> None:
     """Every Application's destination namespace is a Namespace that an Application of an earlier
     wave (or the Application itself) creates on the same cluster."""
-    apps, _ = _bootstrap(cluster, sample)
+    apps = _repo_apps(cluster, sample)
     created: dict[tuple[str, str], int] = {}
     for wave, app in apps:
         for name in fake.source_files(SAMPLE, app["spec"]["source"]):
@@ -164,7 +193,7 @@ def test_each_destination_namespace_exists_before_its_application(cluster: str, 
 
 @pytest.mark.parametrize("cluster", ARGOCD_DIRS)
 def test_generated_applications_match_their_clusters_and_projects(cluster: str, sample: Project) -> None:
-    apps, _ = _bootstrap(cluster, sample)
+    apps = _repo_apps(cluster, sample)
     directory = SAMPLE / "generated" / cluster / "argocd"
     projects = {
         o["metadata"]["name"]: o["spec"] for o in (_load(p) for p in directory.glob("appproject_*.yaml"))

@@ -183,10 +183,11 @@ def test_upstream_health_checks(case: Case) -> None:
 
 
 # States each kind can reach (Katib Experiments cannot be suspended; an Application reports its
-# resources' Missing), plus the "no status yet" input.
+# resources' Missing; a LeaderWorkerSet has no failure or pause condition), plus the "no status yet" input.
 EXPECTED_STATES = {
     key: {"Healthy", "Progressing", "Degraded", "Suspended"}
     - ({"Suspended"} if key == "kubeflow.org/Experiment" else set())
+    - ({"Degraded", "Suspended"} if key == "leaderworkerset.x-k8s.io/LeaderWorkerSet" else set())
     | ({"Missing"} if key == "argoproj.io/Application" else set())
     for key in HEALTH_CHECKS
 }

@@ -11,7 +11,9 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import fakeargocd as fake
 import pytest
+import yaml
 
+from conftest import SAMPLE
 from trainops.argocd import client, models
 
 SWAGGER_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "argocd" / "swagger.json"
@@ -117,6 +119,8 @@ def test_endpoint_exists_in_swagger(swagger: dict[str, Any], endpoint: client.En
 
 
 def _check_body(swagger: dict[str, Any], value: Any, definition: str, where: str) -> None:
+    if definition == "runtimeRawExtension":
+        return  # Helm valuesObject: RawExtension.MarshalJSON writes the raw object itself (apimachinery runtime)
     props = properties(swagger, definition)
     for key, item in value.items():
         assert key in props, f"{where}.{key} is not in swagger {definition}"
@@ -129,7 +133,20 @@ def _check_body(swagger: dict[str, Any], value: Any, definition: str, where: str
             _check_body(swagger, item, ref, f"{where}.{key}")
 
 
+def _generated_platform_app(cluster: str, name: str) -> dict[str, Any]:
+    path = SAMPLE / "generated" / cluster / "argocd" / f"application_{name}.yaml"
+    return fake.synced_platform_application(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
 FAKE_BODIES = [
+    pytest.param(
+        _generated_platform_app("gpu-next", "gpu-next-kueue"), "v1alpha1Application", id="platform-oci"
+    ),
+    pytest.param(
+        _generated_platform_app("gpu-prod", "gpu-prod-training-operator"),
+        "v1alpha1Application",
+        id="platform-git",
+    ),
     pytest.param(
         fake.application(
             operation_phase="Succeeded",

@@ -187,3 +187,69 @@ def test_a_job_without_gpus_cannot_claim(chart: Any, dra_cluster: Cluster) -> No
 def test_bad_device_classes(make: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def _jobset(chart: Any, cluster: Cluster, gpus: tuple[int, ...] = (8,)) -> Any:
+    from trainops.constructs import JobSet, ReplicatedJob
+
+    return JobSet(
+        chart,
+        "Set",
+        cluster=cluster,
+        name="pretrain",
+        replicated_jobs=[
+            ReplicatedJob(
+                f"node{i}", image="registry.example.com/train:1.0", replicas=2, gpus=n, cpu="8", memory="64Gi"
+            )
+            for i, n in enumerate(gpus)
+        ],
+    )
+
+
+def test_jobset_claims_every_gpu_pod(
+    chart: Any, synth: Any, golden: Any, dra_cluster: Cluster, schema_cache: Path
+) -> None:
+    cluster = replace(dra_cluster, operators={**dra_cluster.operators, "jobset": "v0.12.0"})
+    job = _jobset(chart, cluster)
+    before = job.name
+    job.claim_devices(DeviceClaim("gpu.nvidia.com", min_memory="80Gi"))
+    assert job.name != before  # a new run: the spec changed
+    docs = synth(chart)
+    golden("device_claims/jobset.yaml", docs[f"JobSet/{job.name}"])
+    (template_key,) = [k for k in docs if k.startswith("ResourceClaimTemplate/")]
+    template = yaml.safe_load(docs[template_key])
+    assert template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] == 8
+    [replicated] = yaml.safe_load(docs[f"JobSet/{job.name}"])["spec"]["replicatedJobs"]
+    pod = replicated["template"]["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [
+        {"name": "gpu", "resourceClaimTemplateName": template["metadata"]["name"]}
+    ]
+    assert pod["containers"][0]["resources"]["claims"] == [{"name": "gpu"}]
+    assert "nvidia.com/gpu" not in pod["containers"][0]["resources"]["limits"]
+    texts = [Text(f"{key.replace('/', '_')}.yaml", text) for key, text in docs.items()]
+    result = check(Target("1.34", {"jobset": "v0.12.0"}, schema_cache), texts)
+    assert [f for f in result.findings if f.level != "info"] == [] and result.documents == 2
+
+
+@pytest.mark.parametrize(
+    ("gpus", "message"),
+    [
+        ((0,), "JobSet claim_devices: the job requests no GPUs"),
+        ((8, 4), "JobSet claim_devices: the job has GPU pods with [4, 8] GPUs"),
+    ],
+)
+def test_jobset_claim_needs_one_gpu_count(
+    chart: Any, dra_cluster: Cluster, gpus: tuple[int, ...], message: str
+) -> None:
+    cluster = replace(dra_cluster, operators={**dra_cluster.operators, "jobset": "v0.12.0"})
+    job = _jobset(chart, cluster, gpus)
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        job.claim_devices(DeviceClaim("gpu.nvidia.com"))
+
+
+def test_jobset_claims_once(chart: Any, dra_cluster: Cluster) -> None:
+    cluster = replace(dra_cluster, operators={**dra_cluster.operators, "jobset": "v0.12.0"})
+    job = _jobset(chart, cluster)
+    job.claim_devices(DeviceClaim("gpu.nvidia.com"))
+    with pytest.raises(ValueError, match="JobSet claim_devices: the job already claims devices"):
+        job.claim_devices(DeviceClaim("gpu.nvidia.com"))

@@ -30,6 +30,7 @@ APP_NAMES = [
     "team-vision",
     "vision-serving",
     "kserve-canary",
+    "llm-serving",
     "seldon-legacy",
     "training-monitoring",
     "ml-platform",
@@ -173,13 +174,24 @@ def test_queue_named_by_the_training_job_exists(rendered_next: dict[str, dict[st
 def test_llm_pretrain_is_placed_in_one_rack_and_gang_admitted(
     project: Project, rendered_next: dict[str, dict[str, Any]]
 ) -> None:
-    """4 nodes x 8 GPUs with InfiniBand, one rack of gpu-next's Topology, queued in Kueue, and the GPU
-    flavor placed by that Topology."""
+    """4 nodes x 8 GPUs with InfiniBand, claimed through DRA, one rack of gpu-next's Topology, queued
+    in Kueue, and the GPU flavor placed by that Topology."""
     jobset = _one(rendered_next["llm-pretrain"], "JobSet")
     (node,) = jobset["spec"]["replicatedJobs"]
     pod = node["template"]["spec"]["template"]
-    limits = pod["spec"]["containers"][0]["resources"]["limits"]
-    assert (node["replicas"], limits["nvidia.com/gpu"], limits["rdma/ib"]) == (4, "8", "1")
+    resources = pod["spec"]["containers"][0]["resources"]
+    assert (node["replicas"], resources["limits"]["rdma/ib"], resources["claims"]) == (
+        4,
+        "1",
+        [{"name": "gpu"}],
+    )
+    assert "nvidia.com/gpu" not in resources["limits"]
+    claim = _one(rendered_next["llm-pretrain"], "ResourceClaimTemplate")
+    assert pod["spec"]["resourceClaims"] == [
+        {"name": "gpu", "resourceClaimTemplateName": claim["metadata"]["name"]}
+    ]
+    request = claim["spec"]["spec"]["devices"]["requests"][0]["exactly"]
+    assert (request["count"], request["deviceClassName"]) == (8, "gpu.nvidia.com")
     rack = project.cluster("gpu-next").topology.level("rack").node_label  # type: ignore[union-attr]
     assert pod["metadata"]["annotations"] == {"kueue.x-k8s.io/podset-required-topology": rack}
     assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-training"

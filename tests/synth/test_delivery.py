@@ -42,7 +42,11 @@ def test_shared_objects_live_with_the_first_cluster_of_the_class(results: dict[t
     objects = _objects(results, "gpu-prod", "argocd")
     # Projects, sets, the platform apps' Applications (one per member cluster) and the root.
     assert {obj["kind"] for obj in objects} == {"AppProject", "ApplicationSet", "Application"}
-    platform = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "Application")
+    platform = sorted(
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "Application" and o["metadata"]["labels"]["trainops.dev/app-class"] != "platform"
+    )
     assert platform == [
         "gpu-prod-ml-platform",
         "gpu-prod-root",
@@ -58,7 +62,7 @@ def test_shared_objects_live_with_the_first_cluster_of_the_class(results: dict[t
         for o in r.objects.values()
     }
     projects = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "AppProject")
-    assert projects == sorted(f"{team}-gpu" for team in teams)
+    assert projects == sorted(f"{team}-gpu" for team in (*teams, "platform"))
 
 
 def test_protected_cluster_gets_its_own_pinned_sets(
@@ -126,11 +130,47 @@ def test_hpa_target_replicas_are_ignored(results: dict[tuple[str, str], Any]) ->
     ]
 
 
+def _team_projects(results: dict[tuple[str, str], Any], lead: str) -> list[dict[str, Any]]:
+    """The AppProjects of the teams' apps (not the platform's, see test_platform_project_*)."""
+    return [
+        o
+        for o in _objects(results, lead, "argocd")
+        if o["kind"] == "AppProject" and o["metadata"]["labels"]["trainops.dev/team"] != "platform"
+    ]
+
+
+@pytest.mark.parametrize("lead", ["gpu-prod", "gpu-next"])
+def test_platform_project_allows_exactly_the_components_sources_and_namespaces(
+    results: dict[tuple[str, str], Any], bundled: Project, lead: str
+) -> None:
+    objects = _objects(results, lead, "argocd")
+    (project,) = (
+        o for o in objects if o["metadata"]["name"] == f"platform-{bundled.cluster(lead).delivery_class}"
+    )
+    apps = [
+        o
+        for o in objects
+        if o["kind"] == "Application" and o["spec"]["project"] == project["metadata"]["name"]
+    ]
+    members = [c for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class]
+    # every member cluster's components, none of the apps' Applications
+    assert {a["metadata"]["labels"]["trainops.dev/cluster"] for a in apps} == {c.name for c in members}
+    assert {a["metadata"]["labels"]["trainops.dev/app-class"] for a in apps} == {"platform"}
+    assert project["spec"]["sourceRepos"] == sorted({a["spec"]["source"]["repoURL"] for a in apps})
+    assert {(d["server"], d["namespace"]) for d in project["spec"]["destinations"]} == {
+        (a["spec"]["destination"]["server"], a["spec"]["destination"]["namespace"]) for a in apps
+    }
+    # the project first, then the components, all before the teams' projects (-2) and apps
+    waves = {int(a["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]) for a in apps}
+    assert int(project["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]) < min(waves)
+    assert max(waves) < -2
+
+
 @pytest.mark.parametrize("lead", ["gpu-prod", "gpu-next"])
 def test_project_allows_exactly_the_rendered_kinds(
     results: dict[tuple[str, str], Any], bundled: Project, lead: str
 ) -> None:
-    projects = [o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject"]
+    projects = _team_projects(results, lead)
     members = {c.name for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class}
     rendered = {
         group_kind(o)
@@ -400,7 +440,7 @@ def test_projects_allow_exactly_the_destination_namespaces(
     results: dict[tuple[str, str], Any], bundled: Project, lead: str
 ) -> None:
     members = [c for c in bundled.clusters if c.delivery_class == bundled.cluster(lead).delivery_class]
-    for project in (o for o in _objects(results, lead, "argocd") if o["kind"] == "AppProject"):
+    for project in _team_projects(results, lead):
         team = project["metadata"]["labels"]["trainops.dev/team"]
         mine = [
             (app, r)

@@ -36,6 +36,11 @@ def train(chart, cluster):
 
 
 def web(chart, cluster):
+    if P["queue"]:
+        emit(Construct(chart, "queue"), {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "team"},
+            "spec": {"clusterQueue": "cluster"},
+        })
     labels = {"app": P["selector"]}
     container = {"name": "web", "image": "nginx:1.27", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}
     emit(Construct(chart, "web"), {
@@ -53,11 +58,16 @@ APPS = (
 """
 
 CLUSTERS_PY = """
+import json
+import pathlib
+
 from trainops.core.cluster import Cluster
 
+P = json.loads((pathlib.Path(__file__).parent / "params.json").read_text())
 STORAGE = {"default": "standard-rwo", "shared": "nfs"}
+LAB = {"training-operator": "v1.9.4", **P["lab_operators"]}
 CLUSTERS = (
-    Cluster(name="lab", kubernetes_version="1.34", operators={"training-operator": "v1.9.4"}, storage_classes=STORAGE),
+    Cluster(name="lab", kubernetes_version="1.34", operators=LAB, storage_classes=STORAGE),
     Cluster(name="prod", kubernetes_version="1.34", operators={"training-operator": "v1.9.4"}, storage_classes=STORAGE, protected=True, target_revision="v1.0.0"),
 )
 """
@@ -72,6 +82,8 @@ PARAMS: dict[str, Any] = {
     "web": "web",
     "selector": "web",
     "replicas": 2,
+    "lab_operators": {},
+    "queue": False,
 }
 
 

@@ -122,6 +122,27 @@ def test_move_to_a_protected_cluster(cli: Any, repo: Path) -> None:
         assert _flags(change) == ["data-deleted", "moved", "protected"]
 
 
+def test_a_platform_version_bump_is_a_platform_upgrade_with_its_api_impact(cli: Any, repo: Path) -> None:
+    # one source of truth: bumping Kueue in apps/clusters.py changes the Application installing it
+    # (and the operator version validation targets); the diff names the upgrade and what it deprecates
+    lab = {"argo-cd": "v3.5.1", "kueue": "v0.14.8"}
+    write_project(repo, lab_operators=lab, queue=True)
+    assert cli("synth").code == 0
+    commit_all(repo, "kueue v0.14.8")
+    payload = _change(cli, repo, lab_operators={**lab, "kueue": "v0.19.2"}, queue=True)
+    change = _only(payload, kind="Application", base="lab-kueue")
+    fields = {f["path"]: (f["old"], f["new"]) for f in change["fields"]}
+    assert fields["$.spec.source.targetRevision"] == ("0.14.8", "0.19.2")
+    assert ("v0.14.8", "v0.19.2") in fields.values()  # the version label
+    (why,) = [a["message"] for a in change["attention"] if a["kind"] == "platform-upgrade"]
+    assert why == (
+        "platform upgrade on lab: kueue v0.14.8 → v0.19.2; "
+        "it deprecates kueue.x-k8s.io/v1beta1 LocalQueue, still used there"
+    )
+    text = cli("diff", "HEAD").out
+    assert "! [platform-upgrade] lab/argocd: platform upgrade on lab: kueue v0.14.8 → v0.19.2" in text
+
+
 def test_default_base_is_the_merge_base_with_main(cli: Any, repo: Path) -> None:
     git(repo, "checkout", "-q", "-b", "feature")
     write_project(repo, replicas=5)

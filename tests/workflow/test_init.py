@@ -81,6 +81,12 @@ def test_writes_a_complete_repository(cli: Any, tmp_path: Path) -> None:
     # synthesised at once: the platform app's namespaces, delivered by Argo CD
     assert "generated/dev/ml-platform/namespace_ml-training.yaml" in generated
     assert "generated/dev/argocd/root.yaml" in generated
+    # and the platform app for the cluster: its operators installed from their upstream releases
+    assert "generated/dev/argocd/appproject_platform-dev.yaml" in generated
+    for operator in ("training-operator", "prometheus-operator"):
+        app = yaml.safe_load((root / f"generated/dev/argocd/application_dev-{operator}.yaml").read_text())
+        assert app["metadata"]["labels"]["trainops.dev/platform-version"] == RELEASES[operator]
+    assert "generated/dev/argocd/application_dev-argo-cd.yaml" not in generated  # bootstrapped by hand
     wrote = [
         line.removeprefix("init: wrote ") for line in run.err.splitlines() if line.startswith("init: wrote ")
     ]
@@ -122,6 +128,8 @@ def test_options_are_written_into_the_cluster(cli: Any, tmp_path: Path) -> None:
         "kueue=" + RELEASES["kueue"],
         "--operator",
         "argo-cd",
+        "--operator",
+        "gpu-operator",
         "--repo-url",
         "https://git.example.org/ml/gitops.git",
         "--argocd-server",
@@ -134,7 +142,12 @@ def test_options_are_written_into_the_cluster(cli: Any, tmp_path: Path) -> None:
         "trainer": "v2.3.0",
         "kueue": RELEASES["kueue"],
         "argo-cd": RELEASES["argo-cd"],
+        "gpu-operator": "v26.3.3",  # no CRDs the apps use: its release comes from the platform catalog
     }
+    gpu = yaml.safe_load(
+        (tmp_path / "generated/gpu-lab/argocd/application_gpu-lab-gpu-operator.yaml").read_text()
+    )
+    assert gpu["spec"]["source"]["chart"] == "gpu-operator"
     assert cluster.repo_url == "https://git.example.org/ml/gitops.git"
     assert cluster.argocd_server == "https://gpu-lab.k8s.example.org:6443"
     assert "placeholder" not in (tmp_path / "apps/clusters.py").read_text()

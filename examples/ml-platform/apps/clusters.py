@@ -19,7 +19,9 @@ EXTERNAL = (ExternalObject("Secret", "dataset-s3-readonly", "ml-training"),)
 #: Alibaba Cloud ACK with alicloud-nas), Training Operator v1 and prometheus-operator; it still runs
 #: Seldon Core v1.17.1 (the last Apache-2.0 release) for the legacy ``seldon-legacy`` app.
 #: Protected: Argo CD syncs it from the release tag only (move the tag to promote). Volcano gang-schedules
-#: its multi-node jobs (the Training Operator runs with ``--gang-scheduler-name=volcano``).
+#: its multi-node jobs (the Training Operator runs with ``--gang-scheduler-name=volcano``). Every
+#: operator listed is also installed by Argo CD from its upstream release (generated/<cluster>/argocd/,
+#: README "Installing the platform"), the NVIDIA GPU operator included.
 GPU_PROD = Cluster(
     name="gpu-prod",
     kubernetes_version="1.34",
@@ -29,6 +31,7 @@ GPU_PROD = Cluster(
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
         "seldon-core": "v1.17.1",
+        "gpu-operator": "v26.3.3",
     },
     storage_classes={"default": "alicloud-disk-essd", "shared": "alicloud-nas"},
     gpu_resource="nvidia.com/gpu",
@@ -58,11 +61,13 @@ GPU_STAGING = replace(
 #: The MultiKueue workers of ``gpu-next`` (below): GPU clusters with the same operators, to which
 #: Kueue on gpu-next dispatches the queued jobs.
 WORKERS = ("gpu-west", "gpu-east")
-#: The NVIDIA DRA driver's DeviceClass (installed with the driver's Helm chart, not by trainops).
+#: The NVIDIA DRA driver's DeviceClass (the driver's Helm chart creates it; the driver itself is
+#: delivered as a platform component, ``nvidia-dra-driver-gpu`` in gpu-next's operators).
 NVIDIA_GPU = DeviceClass(name="gpu.nvidia.com", driver="gpu.nvidia.com")
 
 #: The next-generation GPU cluster: Kubeflow Trainer v2 instead of the Training Operator v1, the
-#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas and KServe v0.20. The same
+#: MPI operator v0.8 (kubeflow.org/v2beta1 MPIJob), Kueue for team quotas, KServe v0.20 and the
+#: LeaderWorkerSet controller v0.10 (multi-node LLM servers). The same
 #: ``TrainingJob`` becomes a TrainJob here and a PyTorchJob on ``gpu-prod``. Its GPU nodes sit in
 #: InfiniBand blocks of racks (node labels from the cloud's topology discovery): Kueue places multi-node
 #: jobs by the ``gpu-fabric`` Topology (block, rack, host) and admits them all or nothing; JobSet
@@ -89,6 +94,10 @@ GPU_NEXT = Cluster(
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
         "kserve": "v0.20.0",
+        "cert-manager": "v1.17.0",
+        "gpu-operator": "v26.3.3",
+        "nvidia-dra-driver-gpu": "v25.12.0",
+        "lws": "v0.10.0",
     },
     storage_classes={"default": "gp3", "shared": "efs-sc"},
     gpu_resource="nvidia.com/gpu",

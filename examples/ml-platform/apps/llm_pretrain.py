@@ -7,7 +7,9 @@ the last two indexes set to 0) as the c10d rendezvous endpoint, reached through 
 Service (``enableDNSHostnames``). Kueue admits the 32 GPUs all or nothing from the ``ml-training`` queue
 (gang admission) and places the four pods inside one rack of the ``gpu-fabric`` Topology (required
 rack-level placement), so the all-reduce never crosses the spine. A failed node restarts the whole
-set from the last checkpoint, up to 3 times; a Job that hits its deadline fails it at once.
+set from the last checkpoint, up to 3 times; a Job that hits its deadline fails it at once. The eight
+GPUs of each pod are claimed through Dynamic Resource Allocation (gpu-next's ``gpu.nvidia.com``
+DeviceClass: H100s with 80 GiB each), not as an extended resource count.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from apps.team_queues import QUEUE
 from apps.training_data import NAMESPACE, TRAINING_DATA, TRAINING_OUTPUT
 from trainops.app import AppDef
 from trainops.cluster import Cluster
-from trainops.constructs import FailurePolicy, FailureRule, JobSet, ReplicatedJob, TopologyPlacement
+from trainops.constructs import (
+    DeviceClaim,
+    FailurePolicy,
+    FailureRule,
+    JobSet,
+    ReplicatedJob,
+    TopologyPlacement,
+)
 
 if TYPE_CHECKING:
     from cdk8s import Chart
@@ -55,6 +64,7 @@ def build(chart: Chart, cluster: Cluster) -> None:
         queue=QUEUE,
         priority="production",
     )
+    job.claim_devices(DeviceClaim("gpu.nvidia.com", product="NVIDIA H100 80GB HBM3", min_memory="80Gi"))
     job.mount(TRAINING_DATA, "/data", read_only=True)
     job.mount(TRAINING_OUTPUT, "/checkpoints")
 
@@ -64,6 +74,6 @@ APP = AppDef(
     build=build,
     namespace=NAMESPACE,
     team="ml-platform",
-    description="JobSet: 4x8-GPU pretraining over InfiniBand, rack placement, Kueue gang admission",
+    description="JobSet: 4x8-GPU pretraining over InfiniBand, DRA GPU claims, rack placement, Kueue gang admission",
     clusters=("gpu-next",),
 )

@@ -1,4 +1,4 @@
-"""``trainops argocd apps|status|sync|wait|runs|prune-finished|health-checks`` as plain functions.
+"""``trainops argocd apps|status|sync|wait|runs|prune-finished|health-checks|platform`` as plain functions.
 
 Each command takes a frozen options dataclass and returns an exit code: 0 ok; 1 the application is
 not what was asked for (``wait``: Degraded, a failed sync operation, or not Healthy/Synced before
@@ -34,6 +34,7 @@ from trainops.argocd.models import Application, HealthStatus, SyncRequest
 from trainops.argocd.runs import Run, list_runs
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.core.findings import one_line
+from trainops.core.platform import COMPONENT_LABEL, PlatformApp
 
 SERVER_ENV = "ARGOCD_SERVER"
 """Environment variable with the server, as the argocd CLI reads it."""
@@ -197,6 +198,18 @@ class HealthChecksOptions:
     )
     namespace: str = field(
         default=ARGOCD_NAMESPACE, metadata=_help("Namespace of argocd-cm. Default: argocd.")
+    )
+
+
+@dataclass(frozen=True)
+class PlatformOptions:
+    """Options of ``argocd platform``: each platform component's synced release against apps/clusters.py."""
+
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    cluster: tuple[str, ...] = field(
+        default=(), metadata=_help("Only the components of these clusters (repeatable). Default: all.")
     )
 
 
@@ -528,3 +541,68 @@ def run_health_checks(options: HealthChecksOptions) -> int:
     """Print the Lua health checks as an argocd-cm ConfigMap patch, or as argo-cd Helm chart values."""
     sys.stdout.write(helm_values() if options.helm else argocd_cm_patch(options.namespace))
     return EXIT_OK
+
+
+def platform_drift(declared: PlatformApp, live: Application | None) -> str:
+    """Why ``live`` (the Application Argo CD holds, ``None`` when it has none of that name) does not
+    run ``declared``'s release, or ``""`` when it does.
+
+    Argo CD records the ``targetRevision`` it last compared the application with in
+    ``status.sync.comparedTo.source.targetRevision`` and the revision it synced in
+    ``status.sync.revision`` (the chart version for a Helm repository or OCI chart source, the
+    commit SHA of the tag for a git source; argo-cd ``controller/state.go`` CompareAppState).
+    """
+    want = declared.source.version
+    if live is None:
+        return "no such Application in Argo CD (the root Application has not synced it)"
+    if live.sync.compared_revision and live.sync.compared_revision != want:
+        return f"Argo CD compares it with {live.sync.compared_revision}, not {want} (the root is not synced)"
+    if live.target_revision and live.target_revision != want:
+        return f"its source targets {live.target_revision}, not {want} (the root is not synced)"
+    if live.sync.status != "Synced":
+        return f"sync {live.sync.status or 'unknown'}: the cluster does not run {want} yet"
+    if declared.source.kind != "git" and live.sync.revision != want:
+        return f"synced chart {live.sync.revision or '-'}, not {want}"
+    return ""
+
+
+@_exit_on_error
+def run_platform(
+    options: PlatformOptions, declared: Sequence[PlatformApp], env: Mapping[str, str] | None = None
+) -> int:
+    """Print each declared platform component with the release Argo CD synced; exit 1 when one
+    differs from ``apps/clusters.py`` (:func:`platform_drift`), 0 when all match.
+
+    ``declared`` are the platform Applications synth writes for the repository's clusters
+    (:func:`trainops.core.platform.platform_apps`).
+    """
+    wanted = [d for d in declared if not options.cluster or d.cluster in options.cluster]
+    with _client(options.connection, env) as client:
+        apps = client.list_applications(
+            selector=COMPONENT_LABEL, app_namespace=options.connection.app_namespace
+        )
+    live = {app.name: app for app in apps}
+    rows = [("CLUSTER", "COMPONENT", "APPLICATION", "DECLARED", "SYNCED", "STATUS")]
+    drifted = 0
+    for item in sorted(wanted, key=lambda d: (d.cluster, d.depth, d.name)):
+        app = live.get(item.name)
+        problem = platform_drift(item, app)
+        drifted += bool(problem)
+        synced = (
+            "-"
+            if app is None
+            else (app.sync.revision if item.source.kind != "git" else app.sync.compared_revision)
+        )
+        rows.append(
+            (
+                item.cluster,
+                item.component,
+                item.name,
+                item.source.version,
+                synced or "-",
+                one_line(problem or "ok"),
+            )
+        )
+    print(_table(rows))
+    print(f"{len(wanted)} platform applications, {drifted} not at the declared release", file=sys.stderr)
+    return EXIT_FINDINGS if drifted else EXIT_OK

@@ -43,11 +43,14 @@ class HealthStatus:
 
 @dataclass(frozen=True)
 class SyncStatus:
-    """Sync state of an application: ``status`` (``Synced``, ``OutOfSync``, ``Unknown``) and ``revision``."""
+    """Sync state of an application: ``status`` (``Synced``, ``OutOfSync``, ``Unknown``), ``revision``
+    (the synced commit SHA, or the chart version of a Helm repository source) and
+    ``compared_revision`` (the ``targetRevision`` of the source it was last compared with)."""
 
     SWAGGER: ClassVar[tuple[str, ...]] = ("v1alpha1SyncStatus",)
     status: str = field(default="", metadata=_json("status"))
     revision: str = field(default="", metadata=_json("revision"))
+    compared_revision: str = field(default="", metadata=_json("comparedTo", "source", "targetRevision"))
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Application:
     name: str = field(default="", metadata=_json("metadata", "name"))
     namespace: str = field(default="", metadata=_json("metadata", "namespace"))
     project: str = field(default="", metadata=_json("spec", "project"))
+    target_revision: str = field(default="", metadata=_json("spec", "source", "targetRevision"))
     sync: SyncStatus = field(default_factory=SyncStatus, metadata=_json("status", "sync"))
     health: HealthStatus = field(default_factory=HealthStatus, metadata=_json("status", "health"))
     operation_state: OperationState | None = field(default=None, metadata=_json("status", "operationState"))

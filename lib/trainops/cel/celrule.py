@@ -420,7 +420,9 @@ def native_containers(value: Any, variables: Mapping[str, Any]) -> Any:
 def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind, ...]]]:
     """``kinds`` split into groups whose pod specs sit at the same places (one exported policy each),
     named after their kind (``pytorchjob``; a group of several kinds after Deployment, or its first
-    kind in :data:`~trainops.core.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name."""
+    kind in :data:`~trainops.core.kinds.POD_TEMPLATE_SITES` order, plus ``-like``), sorted by name.
+    Groups that would share a name (Katib's and Argo Rollouts' ``Experiment``) are told apart by
+    their first kind's API group: ``experiment-kubeflow-org``, ``experiment-argoproj-io``."""
     by_expression: dict[str, list[GroupKind]] = {}
     order = {
         key: index
@@ -434,8 +436,12 @@ def kind_groups(kinds: frozenset[GroupKind]) -> list[tuple[str, tuple[GroupKind,
     for members in by_expression.values():
         first = ("apps", "Deployment") if ("apps", "Deployment") in members else members[0]
         name = first[1].lower() + ("-like" if len(members) > 1 else "")
-        groups.append((name, tuple(members)))
-    return sorted(groups)
+        groups.append((name, first[0], tuple(members)))
+    names = [name for name, _, _ in groups]
+    return sorted(
+        (f"{name}-{group.replace('.', '-')}" if names.count(name) > 1 else name, members)
+        for name, group, members in groups
+    )
 
 
 # --- offline evaluation ----------------------------------------------------------------------------

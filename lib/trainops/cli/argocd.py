@@ -1,5 +1,5 @@
 """``trainops argocd ...``: the Argo CD REST client commands (``apps``, ``status``, ``sync``, ``wait``,
-``runs``, ``prune-finished``, ``health-checks``).
+``runs``, ``prune-finished``, ``health-checks``, ``platform``).
 
 Options are declared once, in the frozen options dataclasses of :mod:`trainops.argocd.commands`
 (name, type, default and ``metadata["help"]``); :func:`dataclass_command` turns each field into a
@@ -107,3 +107,26 @@ for _name, _cls, _run in (
     ("health-checks", argocd.HealthChecksOptions, argocd.run_health_checks),
 ):
     group.add_command(dataclass_command(_name, _cls, _run))
+
+
+def _run_platform(options: argocd.PlatformOptions) -> int:
+    """``argocd platform``: the declared components come from ``apps/clusters.py`` of the repository
+    at or above the working directory."""
+    from trainops.core.errors import UsageError
+    from trainops.core.platform import platform_apps
+    from trainops.project import find_root, load_clusters
+
+    root = find_root()
+    if root is None:
+        raise UsageError("argocd platform: run it in a trainops repository (no apps/clusters.py found)")
+    clusters = load_clusters(root)
+    unknown = sorted(set(options.cluster) - {c.name for c in clusters})
+    if unknown:
+        raise UsageError(
+            f"argocd platform --cluster {unknown[0]!r}: apps/clusters.py declares no such cluster"
+        )
+    declared = [app for cluster in clusters for app in platform_apps(cluster)]
+    return argocd.run_platform(options, declared)
+
+
+group.add_command(dataclass_command("platform", argocd.PlatformOptions, _run_platform))

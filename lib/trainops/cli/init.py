@@ -1,7 +1,8 @@
 """``trainops init [DIR]``: create a trainops GitOps repository that passes ``trainops ci`` at once.
 
 It writes the ``apps`` package (one cluster in ``apps/clusters.py``; a platform app creating the
-namespaces ``ml-training`` and ``ml-serving``; a first app with ``--example``),
+namespaces ``ml-training`` and ``ml-serving``; a first app with ``--example``; synth then writes the
+Argo CD Applications installing the cluster's operators, ``trainops.core.platform``),
 ``policies/config.yaml`` extending the default rule pack, ``.gitignore``, a README, ``cdk8s.yaml``,
 the GitHub Actions workflow, the pre-commit configuration and CODEOWNERS (templates shipped in
 ``trainops/templates/init/``, see :mod:`trainops.scaffold.repository`), then runs ``trainops
@@ -212,8 +213,10 @@ def _check_minor(version: str) -> None:
 
 
 def _operators(given: tuple[str, ...]) -> dict[str, str]:
-    """``NAME[=VERSION]`` options → operator → release, checked against the shipped CRD catalog;
-    the default set when none is given."""
+    """``NAME[=VERSION]`` options → operator → release, checked against the shipped CRD catalog
+    and the platform catalog (components without CRDs the apps use, e.g. ``gpu-operator``, that
+    trainops installs; ``trainops.core.platform``); the default set when none is given."""
+    from trainops.core.platform import platform_catalog
     from trainops.schemas.catalog import default_catalog_path, load_catalog
 
     releases: dict[str, list[str]] = {}
@@ -221,6 +224,9 @@ def _operators(given: tuple[str, ...]) -> dict[str, str]:
         tags = releases.setdefault(entry.operator, [])
         if entry.tag not in tags:
             tags.append(entry.tag)
+    for name, component in platform_catalog().items():
+        if name not in releases:  # the CRD catalog's releases are what validation can check
+            releases[name] = list(component.releases)
     wanted = given or DEFAULT_OPERATORS
     operators: dict[str, str] = {}
     for item in wanted:

@@ -30,6 +30,7 @@ from trainops.constructs.jax_job import JAXJob
 from trainops.constructs.job_set import JobSet, ReplicatedJob
 from trainops.constructs.kubeflow import RunPolicy
 from trainops.constructs.limit_range import LimitRange
+from trainops.constructs.llm_server import LLMEngine, LLMServer
 from trainops.constructs.local_queue import LocalQueue
 from trainops.constructs.model_server import ModelServer
 from trainops.constructs.model_service import ModelService
@@ -85,6 +86,8 @@ __all__ = [
     "InferenceService",
     "JAXJob",
     "JobSet",
+    "LLMEngine",
+    "LLMServer",
     "LimitRange",
     "LocalQueue",
     "MPIJob",

@@ -207,3 +207,140 @@ def serving_slo_alerts(
             description=f"p{_number(quantile * 100)} latency above {_number(latency_seconds)} s.",
         ),
     ]
+
+
+@dataclass(frozen=True)
+class LLMMetrics:
+    """Where an LLM server reports its queue, KV cache, time to first token and token throughput.
+
+    Args:
+        ttft_bucket: the ``_bucket`` series of the time-to-first-token histogram (seconds).
+        generation_tokens: counter of generated (output) tokens.
+        waiting: gauge of requests waiting in the scheduler queue.
+        running: gauge of requests being decoded.
+        kv_cache: gauges of the KV-cache share in use (0..1); several names are joined with ``or``
+            (the engine renamed it).
+        e2e_bucket: the ``_bucket`` series of the end-to-end request latency histogram (seconds).
+        model_label: the label naming the served model. Default: ``model_name``.
+    """
+
+    ttft_bucket: str
+    generation_tokens: str
+    waiting: str
+    running: str
+    kv_cache: tuple[str, ...]
+    e2e_bucket: str
+    model_label: str = "model_name"
+
+    def kv(self, selector: str) -> str:
+        """The KV-cache usage expression for ``selector`` (``{...}``)."""
+        return " or ".join(f"{name}{selector}" for name in self.kv_cache)
+
+
+#: vLLM's Prometheus metrics on ``/metrics`` of its OpenAI-compatible port, labelled ``model_name``:
+#: ``vllm:kv_cache_usage_perc`` (``vllm:gpu_cache_usage_perc`` before v0.10).
+#: Source: vllm-project/vllm ``vllm/v1/metrics/loggers.py`` (``PrometheusStatLogger``) and
+#: https://docs.vllm.ai/en/latest/usage/metrics.html
+VLLM_METRICS = LLMMetrics(
+    ttft_bucket="vllm:time_to_first_token_seconds_bucket",
+    generation_tokens="vllm:generation_tokens_total",
+    waiting="vllm:num_requests_waiting",
+    running="vllm:num_requests_running",
+    kv_cache=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+    e2e_bucket="vllm:e2e_request_latency_seconds_bucket",
+)
+#: SGLang's metrics (``--enable-metrics``), labelled ``model_name``; ``sglang:token_usage`` is the KV
+#: pool's used share. Source: sgl-project/sglang ``python/sglang/srt/metrics/collector.py``.
+SGLANG_METRICS = LLMMetrics(
+    ttft_bucket="sglang:time_to_first_token_seconds_bucket",
+    generation_tokens="sglang:generation_tokens_total",
+    waiting="sglang:num_queue_reqs",
+    running="sglang:num_running_reqs",
+    kv_cache=("sglang:token_usage",),
+    e2e_bucket="sglang:e2e_request_latency_seconds_bucket",
+)
+
+
+def llm_alerts(
+    *,
+    selector: Mapping[str, str],
+    metrics: LLMMetrics = VLLM_METRICS,
+    ttft_seconds: float = 2.0,
+    quantile: float = 0.95,
+    queue_depth: int = 20,
+    kv_cache_ratio: float = 0.95,
+    for_duration: str = "10m",
+) -> list[AlertRule]:
+    """Alerts for an LLM server's series picked by ``selector`` (e.g. ``{"namespace": "llm",
+    "model_name": "llama-70b"}``).
+
+    * ``LLMTimeToFirstTokenHigh`` (warning): the ``quantile`` time to first token over 5 minutes
+      exceeds ``ttft_seconds``.
+    * ``LLMQueueDepthHigh`` (warning): more than ``queue_depth`` requests wait (summed over pods).
+    * ``LLMKVCacheFull`` (warning): a pod's KV cache is more than ``kv_cache_ratio`` full (requests
+      get preempted and recomputed).
+    * ``LLMNoTokensGenerated`` (critical): requests are running but no token was generated in 5 minutes
+      (a hung engine: tokens per second fell to zero).
+
+    Args:
+        selector: label matchers (equality) on the server's series; at least one.
+        metrics: the engine's metric names. Default: :data:`VLLM_METRICS`.
+        ttft_seconds: time-to-first-token objective in seconds. Default: 2.
+        quantile: its quantile, 0 < q < 1. Default: 0.95.
+        queue_depth: waiting requests tolerated. Default: 20.
+        kv_cache_ratio: KV-cache share tolerated, 0 < r ≤ 1. Default: 0.95.
+        for_duration: how long a condition must hold. Default: ``"10m"``.
+
+    Raises:
+        ValueError: an empty selector, a quantile or ratio out of range, a non-positive threshold.
+    """
+    if not selector:
+        raise ValueError("llm_alerts selector={}: give at least one label matcher")
+    if not 0 < quantile < 1:
+        raise ValueError(f"llm_alerts quantile={quantile!r}: must be between 0 and 1 (exclusive)")
+    if not 0 < kv_cache_ratio <= 1:
+        raise ValueError(f"llm_alerts kv_cache_ratio={kv_cache_ratio!r}: must be in (0, 1]")
+    if not ttft_seconds > 0 or isinstance(queue_depth, bool) or not queue_depth >= 1:
+        raise ValueError(
+            f"llm_alerts ttft_seconds={ttft_seconds!r}, queue_depth={queue_depth!r}: must be positive"
+        )
+    sel = _selector(selector)
+    return [
+        AlertRule(
+            alert="LLMTimeToFirstTokenHigh",
+            expr=(
+                f"histogram_quantile({_number(quantile)}, sum by (le) (rate({metrics.ttft_bucket}{sel}[5m]))) "
+                f"> {_number(ttft_seconds)}"
+            ),
+            for_duration=for_duration,
+            severity="warning",
+            summary="LLM time to first token above its objective",
+            description=f"p{_number(quantile * 100)} time to first token above {_number(ttft_seconds)} s.",
+        ),
+        AlertRule(
+            alert="LLMQueueDepthHigh",
+            expr=f"sum({metrics.waiting}{sel}) > {queue_depth}",
+            for_duration=for_duration,
+            severity="warning",
+            summary="Requests queue up in the LLM server",
+            description="{{ $value }} requests are waiting: add replicas or GPUs.",
+        ),
+        AlertRule(
+            alert="LLMKVCacheFull",
+            expr=f"max({metrics.kv(sel)}) > {_number(kv_cache_ratio)}",
+            for_duration=for_duration,
+            severity="warning",
+            summary="LLM KV cache nearly full",
+            description="KV cache {{ $value | humanizePercentage }} full: requests are preempted.",
+        ),
+        AlertRule(
+            alert="LLMNoTokensGenerated",
+            expr=(
+                f"sum(rate({metrics.generation_tokens}{sel}[5m])) == 0 and sum({metrics.running}{sel}) > 0"
+            ),
+            for_duration="5m",
+            severity="critical",
+            summary="LLM server generates no tokens",
+            description="Requests are running but no token was generated for 5 minutes.",
+        ),
+    ]

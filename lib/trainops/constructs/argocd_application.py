@@ -182,7 +182,8 @@ def require_app_class(construct: str, value: object) -> AppClass:
 
 
 def require_repo_url(construct: str, value: object) -> str:
-    """Check a git repository URL (``https://``, ``http://``, ``ssh://`` or scp-like ``git@host:path``).
+    """Check a repository URL (``https://``, ``http://``, ``ssh://`` or scp-like ``git@host:path``;
+    ``oci://`` for an OCI artifact such as a Helm chart, Argo CD v3 docs/user-guide/oci.md).
 
     Argo CD accepts ``http://`` repositories (internal git servers without TLS), so this does too;
     Source: Argo CD ``util/git/client.go`` ``IsHTTPSURL``/``IsHTTPURL`` and the repository docs
@@ -192,12 +193,15 @@ def require_repo_url(construct: str, value: object) -> str:
         ValueError: anything else, quoting the value.
     """
     if isinstance(value, str) and not any(c.isspace() for c in value):
-        if value.startswith(("https://", "http://", "ssh://")) and len(value.split("://", 1)[1]) > 0:
+        if (
+            value.startswith(("https://", "http://", "ssh://", "oci://"))
+            and len(value.split("://", 1)[1]) > 0
+        ):
             return value
         if value.startswith("git@") and ":" in value:
             return value
     raise ValueError(
-        f"{construct} repo_url={value!r}: must be an https://, http://, ssh:// or git@host:path URL"
+        f"{construct} repo_url={value!r}: must be an https://, http://, ssh://, oci:// or git@host:path URL"
     )
 
 

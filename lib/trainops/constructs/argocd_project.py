@@ -63,6 +63,11 @@ class AppProject(ObjectConstruct):
         orphaned_resources_warn: warn about unowned objects in destination namespaces. Default: ``True``.
         description: one line shown in the Argo CD UI. Default: ``"trainops apps of team <team>"``.
         labels: extra labels. Default: none.
+        any_kind: allow every kind, namespaced and cluster-scoped (``{group: "*", kind: "*"}``
+            whitelists), instead of the listed ones: the platform project, whose Helm charts and
+            kustomizations are rendered by Argo CD from upstream releases (ClusterRoles, webhooks,
+            CRDs...), so their kinds are not known at synth time. Default: ``False``.
+        wave: its sync wave under the root Application. Default: :data:`PROJECT_WAVE`.
 
     Raises:
         ValueError: a bad name, team, URL, destination or kind; an empty source or destination list.
@@ -91,6 +96,8 @@ class AppProject(ObjectConstruct):
         orphaned_resources_warn: bool = True,
         description: str | None = None,
         labels: Mapping[str, str] | None = None,
+        any_kind: bool = False,
+        wave: int = PROJECT_WAVE,
     ) -> None:
         super().__init__(scope, id)
         self._name = require_name(_KIND, "name", name)
@@ -109,7 +116,10 @@ class AppProject(ObjectConstruct):
             "namespaceResourceWhitelist": _kinds("namespace_resources", namespace_resources),
             "clusterResourceWhitelist": _kinds("cluster_resources", cluster_resources),
         }
-        if not namespace_resources:
+        if any_kind:
+            spec["namespaceResourceWhitelist"] = [{"group": "*", "kind": "*"}]
+            spec["clusterResourceWhitelist"] = [{"group": "*", "kind": "*"}]
+        elif not namespace_resources:
             # Argo CD reads an empty namespaceResourceWhitelist as "every namespaced kind" in some
             # releases and as "none" in others (AppProject.IsGroupKindPermitted): deny them all
             spec["namespaceResourceBlacklist"] = [{"group": "*", "kind": "*"}]
@@ -121,7 +131,7 @@ class AppProject(ObjectConstruct):
         metadata = {
             "name": self._name,
             "labels": {**require_labels(_KIND, "labels", labels or {}), TEAM_LABEL: team},
-            "annotations": argocd_annotations(wave=PROJECT_WAVE),
+            "annotations": argocd_annotations(wave=wave),
         }
         emit(self, {"apiVersion": self.api_version, "kind": _KIND, "metadata": metadata, "spec": spec})
 

@@ -14,7 +14,13 @@ Queries use the dashboard variables ``$namespace`` (both) and ``$model`` (servin
 
 from __future__ import annotations
 
-from trainops.constructs.alert_presets import HTTP, TRAINING_POD_PATTERN, ServingMetrics
+from trainops.constructs.alert_presets import (
+    HTTP,
+    TRAINING_POD_PATTERN,
+    VLLM_METRICS,
+    LLMMetrics,
+    ServingMetrics,
+)
 from trainops.constructs.grafana_dashboard import DashboardPanel, DashboardQuery
 
 _PODS = f'namespace="$namespace", pod=~"{TRAINING_POD_PATTERN}"'
@@ -113,5 +119,55 @@ def serving_panels(
             ],
             unit="s",
             width=24,
+        ),
+    ]
+
+
+def llm_panels(metrics: LLMMetrics = VLLM_METRICS) -> list[DashboardPanel]:
+    """An LLM server's time to first token, tokens per second, queue and KV-cache use for the model
+    ``$model`` in ``$namespace``.
+
+    Args:
+        metrics: the engine's metric names. Default: vLLM's (:data:`~trainops.constructs.alert_presets.VLLM_METRICS`).
+    """
+    sel = f'{{namespace="$namespace", {metrics.model_label}="$model"}}'
+    return [
+        DashboardPanel(
+            "Time to first token",
+            [
+                DashboardQuery(
+                    f"histogram_quantile({q}, sum by (le) (rate({metrics.ttft_bucket}{sel}[$__rate_interval])))",
+                    f"p{int(q * 100)}",
+                )
+                for q in (0.5, 0.95, 0.99)
+            ],
+            unit="s",
+            width=24,
+        ),
+        DashboardPanel(
+            "Tokens per second",
+            [DashboardQuery(f"sum(rate({metrics.generation_tokens}{sel}[$__rate_interval]))", "generated")],
+        ),
+        DashboardPanel(
+            "Requests",
+            [
+                DashboardQuery(f"sum({metrics.waiting}{sel})", "waiting"),
+                DashboardQuery(f"sum({metrics.running}{sel})", "running"),
+            ],
+        ),
+        DashboardPanel(
+            "KV cache in use",
+            [DashboardQuery(f"max by (pod) ({metrics.kv(sel)})", "{{pod}}")],
+            unit="percentunit",
+        ),
+        DashboardPanel(
+            "Request latency",
+            [
+                DashboardQuery(
+                    f"histogram_quantile(0.95, sum by (le) (rate({metrics.e2e_bucket}{sel}[$__rate_interval])))",
+                    "p95",
+                )
+            ],
+            unit="s",
         ),
     ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name, run_once_name
+from trainops.constructs._core.devices import DeviceClaim, DevicePlan
 from trainops.constructs._core.emission import Emitted, replace_op
 from trainops.constructs._core.jobset import (
     API_VERSION,
@@ -211,6 +212,7 @@ class JobSet(ObjectConstruct):
         self._success = (success_operator, tuple(success_targets))
         self._failure = failure_policy
         self._mounts: list[Mount] = []
+        self._devices: DevicePlan | None = None
         spec = self._spec()
         self._name = self._check_names(run_once_name(self._base_name, spec))
         annotations = run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS])
@@ -259,6 +261,35 @@ class JobSet(ObjectConstruct):
         if any(m.claim_name == mount.claim_name for m in self._mounts):
             raise ValueError(f"{_KIND} mount volume={mount.claim_name!r}: already mounted")
         self._mounts.append(mount)
+        self._respec()
+
+    def claim_devices(self, claim: DeviceClaim) -> None:
+        """Claim the GPUs of every GPU pod through Dynamic Resource Allocation: on a cluster that uses
+        DRA (``Cluster.uses_dra``) a ResourceClaimTemplate ``<jobset>-<claim name>-<hash6>`` (a child
+        construct) and, in every pod that requests GPUs, a ``resourceClaims`` entry naming it and a
+        ``resources.claims`` entry in each GPU container instead of the extended resource; on another
+        cluster the GPUs stay ``cluster.gpu_resource`` (then ``claim`` may not select by attributes).
+        The name changes with the spec. Call it once.
+
+        Args:
+            claim: the DeviceClass, count (default: the pods' ``gpus``) and selectors.
+
+        Raises:
+            ValueError: no replicated job requests GPUs, or they request different counts; a second
+                call; a count other than the pods' GPUs; an undeclared DeviceClass; selectors on a
+                cluster that does not use DRA
+                (:func:`~trainops.constructs.resource_claim_template.claim_job_devices`).
+        """
+        from trainops.constructs.resource_claim_template import claim_job_devices
+
+        if self._devices is not None:
+            raise ValueError(f"{_KIND} claim_devices: the job already claims devices")
+        obj = {"apiVersion": API_VERSION, "kind": _KIND, "spec": self._spec()}
+        self._devices = claim_job_devices(self, _KIND, self._cluster, self._base_name, claim, obj)
+        self._respec()
+
+    def _respec(self) -> None:
+        """Recompute the spec and the run-once name after an integration method changed them."""
         spec = self._spec()
         self._name = self._check_names(run_once_name(self._base_name, spec))
         self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
@@ -321,6 +352,8 @@ class JobSet(ObjectConstruct):
             failure=self._failure,
             network=self._network,
         )
+        if self._devices is not None:
+            self._devices.apply({"apiVersion": API_VERSION, "kind": _KIND, "spec": spec})
         managed_by = multikueue_managed_by(self._cluster, self._labels)
         if managed_by is not None:
             spec["managedBy"] = managed_by

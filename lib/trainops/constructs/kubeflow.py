@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, run_once_annotations
 from trainops.constructs._core.base import ObjectConstruct, emit, require_name, run_once_name
-from trainops.constructs._core.devices import DeviceClaim, DevicePlan, gpu_counts, plan_devices
+from trainops.constructs._core.devices import DeviceClaim, DevicePlan
 from trainops.constructs._core.emission import Emitted, replace_op
 from trainops.constructs._core.kueue import multikueue_managed_by, queue_labels
 from trainops.constructs._core.pod import (
@@ -543,28 +543,12 @@ class KubeflowJob(ObjectConstruct):
                 a count other than the pods' GPUs; an undeclared DeviceClass; selectors on a cluster
                 that does not use DRA (:func:`~trainops.constructs._core.devices.plan_devices`).
         """
-        from trainops.constructs.resource_claim_template import ResourceClaimTemplate
+        from trainops.constructs.resource_claim_template import claim_job_devices
 
         if self._devices is not None:
             raise ValueError(f"{self.KIND} claim_devices: the job already claims devices")
-        counts = gpu_counts(
-            self._cluster, {"apiVersion": self.api_version, "kind": self.kind, "spec": self._spec()}
-        )
-        if len(counts) != 1:
-            what = (
-                "requests no GPUs (set gpus_per_node)"
-                if not counts
-                else f"has GPU pods with {sorted(counts)} GPUs"
-            )
-            raise ValueError(f"{self.KIND} claim_devices: the job {what}")
-        gpus = counts.pop()
-        base = f"{self._base_name}-{claim.name}"
-        plan = plan_devices(self.KIND, self._cluster, claim, gpus, base)
-        if plan.template is not None:
-            template = ResourceClaimTemplate(
-                self, "Claim", cluster=self._cluster, name=base, claim=replace(claim, count=gpus)
-            )
-            assert template.name == plan.template
+        obj = {"apiVersion": self.api_version, "kind": self.kind, "spec": self._spec()}
+        plan = claim_job_devices(self, self.KIND, self._cluster, self._base_name, claim, obj)
         self._devices = plan
         self._respec()
 

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from trainops.constructs._core.argocd import argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct
-from trainops.constructs._core.devices import RESOURCE_API, DeviceClaim, plan_devices
+from trainops.constructs._core.devices import RESOURCE_API, DeviceClaim, DevicePlan, gpu_counts, plan_devices
 from trainops.core.cluster import Cluster
 from trainops.core.naming import DNS1123_SUBDOMAIN, require
 
@@ -60,3 +63,37 @@ class ResourceClaimTemplate(ObjectConstruct):
     def request(self) -> str:
         """The name of the claim's one request (and of the pods' claim)."""
         return self._plan.request
+
+
+def claim_job_devices(
+    job: Construct, kind: str, cluster: Cluster, base_name: str, claim: DeviceClaim, obj: dict[str, Any]
+) -> DevicePlan:
+    """What a job construct's ``claim_devices()`` does: check that every GPU pod of ``obj`` (the
+    job's object as it stands) requests the same GPU count, plan the claim for ``cluster``
+    (:func:`~trainops.constructs._core.devices.plan_devices`) and, where the cluster uses DRA, add a
+    ResourceClaimTemplate ``<base_name>-<claim name>-<hash6>`` as a child of ``job``.
+
+    Args:
+        job: the job construct. kind: its kind, for messages. cluster: the target.
+        base_name: the job's base name. claim: the devices. obj: the job's object (its pod templates).
+
+    Returns:
+        The plan, which the job applies to its object (:meth:`DevicePlan.apply`).
+
+    Raises:
+        ValueError: the job requests no GPUs, or GPU pods with different counts; a count other than
+            the pods' GPUs; an undeclared DeviceClass; selectors on a cluster that does not use DRA.
+    """
+    counts = gpu_counts(cluster, obj)
+    if len(counts) != 1:
+        what = "requests no GPUs" if not counts else f"has GPU pods with {sorted(counts)} GPUs"
+        raise ValueError(f"{kind} claim_devices: the job {what}")
+    gpus = counts.pop()
+    base = f"{base_name}-{claim.name}"
+    plan = plan_devices(kind, cluster, claim, gpus, base)
+    if plan.template is not None:
+        template = ResourceClaimTemplate(
+            job, "Claim", cluster=cluster, name=base, claim=dataclasses.replace(claim, count=gpus)
+        )
+        assert template.name == plan.template
+    return plan

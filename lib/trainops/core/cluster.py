@@ -282,6 +282,51 @@ class MultiKueueManager:
         return f"{worker}{self.kubeconfig_suffix}"
 
 
+# --- the platform trainops installs (issue 35; trainops.core.platform) ---------------------------
+
+
+@dataclass(frozen=True)
+class PlatformSettings:
+    """How trainops delivers the cluster's own platform: the components of ``Cluster.operators``,
+    each installed by an Argo CD Application from its upstream release (``trainops.core.platform``).
+
+    Args:
+        deliver: write the platform Applications (with the cluster's other Argo CD objects).
+            Default: ``True``.
+        unmanaged: ``Cluster.operators`` keys the platform team installs another way: validation
+            still targets them, no Application installs them. Default: none.
+        kueue_wait_for_pods_ready: Kueue's ``waitForPodsReady.timeout`` (a Go duration such as
+            ``"10m"``): an admitted workload whose pods are not all ready in time is evicted and
+            requeued, and admission is blocked meanwhile (``blockAdmission``), so gangs never hold
+            part of a quota; ``None`` leaves it off. Default: ``"10m"``.
+        kueue_topology_aware: enable Kueue's ``TopologyAwareScheduling`` feature gate explicitly
+            (beta and on by default since Kueue v0.14); a cluster with a ``topology`` always has it
+            enabled explicitly. Default: ``False``.
+
+    Raises:
+        ValueError: an unmanaged name that is not a DNS-1123 label, or a timeout that is not a Go
+            duration.
+    """
+
+    deliver: bool = True
+    unmanaged: tuple[str, ...] = ()
+    kueue_wait_for_pods_ready: str | None = "10m"
+    kueue_topology_aware: bool = False
+
+    def __post_init__(self) -> None:
+        for name in self.unmanaged:
+            require(DNS1123_LABEL, "PlatformSettings", "unmanaged", name)
+        timeout = self.kueue_wait_for_pods_ready
+        if timeout is not None and not _GO_DURATION.match(timeout):
+            raise ValueError(
+                f"PlatformSettings kueue_wait_for_pods_ready={timeout!r}: expected a duration such as '10m'"
+            )
+
+
+#: A Go ``time.Duration`` string as Kubernetes configuration files write it, e.g. ``10m``, ``1h30m``.
+_GO_DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$")
+
+
 @dataclass(frozen=True)
 class Cluster:
     """One target cluster.
@@ -335,6 +380,8 @@ class Cluster:
             AppProjects live there). Default: ``"argocd"``.
         topology: the network topology levels of the GPU nodes for Kueue Topology Aware Scheduling
             (:class:`ClusterTopology`; needs ``kueue``), or ``None``. Default: ``None``.
+        platform: how the components of ``operators`` are installed (:class:`PlatformSettings`).
+            Default: every catalogued component is delivered by Argo CD.
 
     Raises:
         ValueError: a name that is not a DNS-1123 label or a version that is not ``1.N``; a
@@ -383,6 +430,7 @@ class Cluster:
     # --- MultiKueue and Dynamic Resource Allocation (issue 33 points 4-5) ---
     multikueue: MultiKueueManager | None = None
     device_classes: tuple[DeviceClass, ...] = ()
+    platform: PlatformSettings = field(default_factory=PlatformSettings)
 
     def __post_init__(self) -> None:
         require(DNS1123_LABEL, "Cluster", "name", self.name)

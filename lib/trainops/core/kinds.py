@@ -566,6 +566,10 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
         pod_specs=_lws_templates("spec"),
         operators=(_LWS,),
         wrappable=True,
+        health=HealthScript(
+            "leaderworkerset.x-k8s.io/LeaderWorkerSet.lua",
+            "kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go LeaderWorkerSet conditions",
+        ),
     ),
     # DisaggregatedSet: one LeaderWorkerSet spec per role (prefill, decode...), and the scaler of a
     # role (kubernetes-sigs/lws v0.10.0 ``api/disaggregatedset/v1``).

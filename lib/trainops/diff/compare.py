@@ -14,7 +14,10 @@ What reviewers must notice is flagged as :data:`Attention`:
 - ``immutable``: a field the API server refuses to update changed in place
   (:data:`IMMUTABLE_FIELDS`); the sync fails until the object is replaced;
 - ``protected``: any change to a cluster declared ``Cluster(protected=True)``;
-- ``moved``: an object moves between clusters.
+- ``moved``: an object moves between clusters;
+- ``platform-upgrade``: a platform Application (``trainops.core.platform``) moves its component to
+  another release, listing the API versions the cluster's objects still use that the new release
+  removes or deprecates (from the platform catalog's CRD versions).
 
 Files that differ between the sides but are not compared (binary, too large, symbolic links, not
 YAML a parser reads) are listed in :attr:`TreeDiff.skipped`, so a diff never reads "no changes"
@@ -34,10 +37,11 @@ import yaml
 
 from trainops.core.credentials import document_secrets
 from trainops.core.kinds import RUN_ONCE, group_of
+from trainops.core.platform import CLUSTER_LABEL, COMPONENT_LABEL, VERSION_LABEL, upgrade_impact
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION, run_of
 
 ChangeKind = Literal["added", "removed", "changed", "new-run", "moved", "renamed"]
-Attention = Literal["new-run", "data-deleted", "immutable", "protected", "moved"]
+Attention = Literal["new-run", "data-deleted", "immutable", "protected", "moved", "platform-upgrade"]
 
 #: Fields the API server refuses to change on update, by (group, kind): path prefixes as tuples
 #: (``"*"`` matches any key). Sources (kubernetes ``pkg/apis/*/validation``):
@@ -304,7 +308,7 @@ def compare(
             )
     changes += [Change("added", i, s.app, None, s) for i, s in added.items()]
     changes += [Change("removed", i, s.app, s, None) for i, s in removed.items()]
-    flagged = [_with_attention(_redacted(c), protected) for c in changes]
+    flagged = [_upgrade(_with_attention(_redacted(c), protected), new) for c in changes]
     flagged.sort(key=lambda c: (c.identity.cluster, c.app, *_order(c.identity)[1:]))
     return TreeDiff(base, head, tuple(flagged))
 
@@ -452,6 +456,36 @@ def _immutable_paths(change: Change) -> list[str]:
                 hits.append(item.path)
                 break
     return hits
+
+
+def _upgrade(change: Change, new: Mapping[Identity, Snapshot]) -> Change:
+    """Flag a platform Application whose component release changes (``platform-upgrade``), with
+    the API versions objects of its cluster in ``new`` use that the new release removes or
+    deprecates (:func:`trainops.core.platform.upgrade_impact`)."""
+    if change.change != "changed" or change.old is None or change.new is None:
+        return change
+    old_labels = _dict(_dict(change.old.obj.get("metadata")).get("labels"))
+    labels = _dict(_dict(change.new.obj.get("metadata")).get("labels"))
+    component = labels.get(COMPONENT_LABEL)
+    before, after = old_labels.get(VERSION_LABEL), labels.get(VERSION_LABEL)
+    if not component or component != old_labels.get(COMPONENT_LABEL) or before == after:
+        return change
+    cluster = str(labels.get(CLUSTER_LABEL, change.identity.cluster))
+    used = {
+        (str(s.obj.get("apiVersion", "")), str(s.obj.get("kind", "")))
+        for i, s in new.items()
+        if i.cluster == cluster and s.app != change.app
+    }
+    impact = upgrade_impact(str(component), str(before), str(after), used)
+    why = f"platform upgrade on {cluster}: {component} {before} → {after}"
+    if impact.removed:
+        why += f"; it removes {', '.join(impact.removed)}, still used there"
+    if impact.deprecated:
+        why += f"; it deprecates {', '.join(impact.deprecated)}, still used there"
+    if not impact.known:
+        why += " (a release the platform catalog does not know: API changes unchecked)"
+    flags = (*change.attention, ("platform-upgrade", why))
+    return Change(change.change, change.identity, change.app, change.old, change.new, change.fields, flags)
 
 
 def _with_attention(change: Change, protected: set[str]) -> Change:

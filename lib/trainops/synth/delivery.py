@@ -52,7 +52,8 @@ from trainops.constructs.argocd_application import (
     merge_ignores,
 )
 from trainops.constructs.argocd_applicationset import ARGOCD_DIR, ApplicationSet
-from trainops.constructs.argocd_project import AppProject, Destination
+from trainops.constructs.argocd_platform import PlatformApplication
+from trainops.constructs.argocd_project import PROJECT_WAVE, AppProject, Destination
 from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
 from trainops.core.kinds import (
@@ -65,6 +66,7 @@ from trainops.core.kinds import (
     GroupKind,
     group_kind,
 )
+from trainops.core.platform import PlatformApp, check_destinations, platform_apps
 from trainops.synth.render import AppResult, render_cluster, render_objects
 from trainops.yaml.dump import dump_document
 
@@ -85,6 +87,12 @@ RUNS_SUFFIX = "-runs"
 #: and ApplicationSet; AppProjects come before both (``argocd_project.PROJECT_WAVE``).
 PLATFORM_APP_WAVE = -1
 APP_WAVE = 0
+#: The platform (issue 35): its AppProject, then each component in install order from this wave
+#: (:attr:`trainops.core.platform.PlatformApp.depth` added), all before the team AppProjects (-2).
+PLATFORM_PROJECT_WAVE = -10
+PLATFORM_FIRST_WAVE = -9
+#: The team name reserved for the platform AppProject (``platform-<class>``).
+PLATFORM_TEAM = "platform"
 
 
 def run_once_files() -> str:
@@ -359,6 +367,7 @@ def deliver(
         raise UsageError(
             f"apps: the app name {DELIVERY_APP!r} is reserved for generated/<cluster>/{DELIVERY_APP}/"
         )
+    check_destinations(project.clusters)
     rendered: dict[str, list[AppResult]] = {}
     for result in results:
         rendered.setdefault(result.cluster, []).append(result)
@@ -388,10 +397,30 @@ def _deliver_cluster(
     target: Cluster, members: list[Cluster], lead: bool, parts: list[Part]
 ) -> AppResult | None:
     own = [p for p in parts if p.cluster.name == target.name]
-    if not (lead or target.delivery == "applications") or not parts:
+    if not (lead or target.delivery == "applications"):
+        return None
+    servers = {c.name: c.argocd_server for c in members}
+    platform = [
+        app
+        for member in members
+        if member.name == target.name or target.delivery == "applicationset"
+        for app in platform_apps(member)
+    ]
+    if not parts and not platform:
         return None
     names: dict[str, Part] = {}
+    platform_names = {app.name for app in platform}
     for part in parts:
+        if part.app.team == PLATFORM_TEAM and platform:
+            raise UsageError(
+                f"apps: app {part.app.name!r}: the team name {PLATFORM_TEAM!r} is reserved for the "
+                f"platform AppProject {project_name(PLATFORM_TEAM, target.delivery_class)!r}"
+            )
+        if part.name in platform_names:
+            raise UsageError(
+                f"apps: Application name {part.name!r} of app {part.app.name!r} is also the platform "
+                "Application of that component: rename the app"
+            )
         _label(part.name, "Application name")
         if part.name in names or part.name == root_name(target):
             raise UsageError(
@@ -404,6 +433,8 @@ def _deliver_cluster(
     def build(chart: Chart, cluster: Cluster) -> None:
         if lead:
             _projects(chart, target, members, parts)
+            _platform_project(chart, target, members)
+        _platform(chart, target, platform, servers)
         if target.delivery == "applicationset":  # only the lead gets here
             _applications(chart, target, [p for p in parts if p.platform])
             _application_sets(chart, target, members, [p for p in parts if not p.platform])
@@ -483,6 +514,53 @@ def _projects(chart: Chart, target: Cluster, members: list[Cluster], parts: list
             namespace_resources=sorted(set().union(*(p.namespaced_kinds for p in mine))),
             cluster_resources=sorted(set().union(*(p.cluster_kinds for p in mine))),
             description=f"trainops apps of team {team} on cluster class {target.delivery_class}",
+        )
+
+
+def _platform_project(chart: Chart, target: Cluster, members: list[Cluster]) -> None:
+    """The ``platform-<class>`` AppProject: the catalogued upstream repositories of the class's
+    components, their namespaces on the class's clusters, any kind (the charts' kinds are rendered
+    by Argo CD, not known here); wave :data:`PLATFORM_PROJECT_WAVE`."""
+    apps = [app for member in members for app in platform_apps(member)]
+    if not apps:
+        return
+    servers = {c.name: c.argocd_server for c in members}
+    AppProject(
+        chart,
+        "Project-platform",
+        name=_label(project_name(PLATFORM_TEAM, target.delivery_class), "AppProject name"),
+        team=PLATFORM_TEAM,
+        source_repos=sorted({app.source.repo for app in apps}),
+        destinations=[Destination(servers[app.cluster], app.namespace) for app in apps],
+        namespace_resources=(),
+        any_kind=True,
+        description=f"trainops platform components on cluster class {target.delivery_class}",
+        wave=PLATFORM_PROJECT_WAVE,
+    )
+
+
+def _platform(chart: Chart, target: Cluster, apps: list[PlatformApp], servers: dict[str, str]) -> None:
+    """One :class:`PlatformApplication` per platform source, in wave
+    ``PLATFORM_FIRST_WAVE + depth``.
+
+    Raises:
+        UsageError: a chain of components too long to fit before the team AppProjects' wave.
+    """
+    for app in apps:
+        wave = PLATFORM_FIRST_WAVE + app.depth
+        if wave >= PROJECT_WAVE:
+            raise UsageError(
+                f"apps/clusters.py: cluster {app.cluster!r}: {app.component} is {app.depth} steps deep in "
+                "the platform's install order, more than the sync waves before the apps allow"
+            )
+        PlatformApplication(
+            chart,
+            f"Platform-{app.name}",
+            app=app,
+            project=project_name(PLATFORM_TEAM, target.delivery_class),
+            destination_server=servers[app.cluster],
+            wave=wave,
+            labels={CLUSTER_LABEL: app.cluster},
         )
 
 

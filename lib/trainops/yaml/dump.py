@@ -34,6 +34,11 @@ KubeDumper.add_implicit_resolver(
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if "\n" in value:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    if value == ".":
+        # a plain string to every reader, but the block reader (trainops._accel) leaves plain
+        # scalars starting with a dot (.inf, .nan) to the plain loader: quoted, it stays fast
+        # (an OCI Helm source's `path: .`, Argo CD docs/user-guide/oci.md)
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
 

@@ -24,6 +24,7 @@ from trainops.validate.checks import (
     services_storage,
     workloads,
 )
+from trainops.validate.checks.lws_webhook import CHECK as LWS_WEBHOOK
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check, Family
 
@@ -50,3 +51,4 @@ CHECKS: tuple[Check, ...] = (
     deprecated_api.CHECK,
 )
 CHECKS += (SECRET_LITERAL,)
+CHECKS += (LWS_WEBHOOK,)
