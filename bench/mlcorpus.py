@@ -51,6 +51,17 @@ ML_GROUPS = frozenset(
 )
 #: Documents of the corpus (about: every upstream document gets the same number of copies).
 DOCUMENTS = 5000
+#: Issue 36's corpus of ML custom resources: about 20,000 documents copied from the upstream examples
+#: of these seven kinds, one document in :data:`SEVEN_BROKEN_EVERY` broken once (:meth:`Upstream.broken`).
+SEVEN_KINDS = frozenset(
+    {"InferenceService", "Experiment", "TrainJob", "MPIJob", "PyTorchJob", "TFJob", "ServiceMonitor"}
+)
+#: Their API groups (ServiceMonitor's is Prometheus Operator's, not an ML one).
+SEVEN_GROUPS = ML_GROUPS | {"monitoring.coreos.com"}
+SEVEN_DOCUMENTS = 20_000
+SEVEN_BROKEN_EVERY = 10
+#: The unknown field a broken copy gets in its ``spec`` (or at its root, without a ``spec`` mapping).
+BROKEN_FIELD = "unknownField"
 #: Documents per file (about: a kind's last file holds the rest).
 PER_FILE = 200
 #: Bump when the written files change for the same input.
@@ -106,6 +117,19 @@ class Upstream:
         # a name that is not a DNS subdomain as a JSON string: a YAML double-quoted scalar
         scalar = f"{self.quote}{name}{self.quote}" if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
         return f"{self.head}{scalar}{self.tail}"
+
+    def broken(self, name: str) -> str:
+        """A copy broken once: :meth:`expected` with the unknown field :data:`BROKEN_FIELD` added to
+        its ``spec`` mapping (at its root when it has none), written as block YAML (PyYAML,
+        keys in their upstream order); both tools reject it (a field no schema declares)."""
+        data = self.expected(name)
+        spec = data.get("spec")
+        if isinstance(spec, dict):
+            data = {**data, "spec": {**spec, BROKEN_FIELD: True}}
+        else:
+            data = {**data, BROKEN_FIELD: True}
+        text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1_000_000)
+        return text
 
     def expected(self, name: str) -> dict[str, Any]:
         """What :meth:`text` with ``name`` reads as: :attr:`data` with ``metadata.name`` replaced."""
@@ -166,9 +190,12 @@ def _template(text: str, node: yaml.Node, data: dict[str, Any], file: str, index
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def read_examples(examples: Path = EXAMPLES) -> tuple[list[Upstream], list[LeftOut]]:
+def read_examples(
+    examples: Path = EXAMPLES, groups: frozenset[str] = ML_GROUPS
+) -> tuple[list[Upstream], list[LeftOut]]:
     """Every document of ``examples`` (``*.yaml``, ``*.yml``, sorted by path) whose apiVersion's group
-    is in :data:`ML_GROUPS`, in file order; files that are not UTF-8 YAML are skipped whole.
+    is in ``groups`` (default :data:`ML_GROUPS`), in file order; files that are not UTF-8 YAML are
+    skipped whole.
 
     Returns:
         the documents, and those left out (name not a string, text that does not read back alone).
@@ -181,7 +208,7 @@ def read_examples(examples: Path = EXAMPLES) -> tuple[list[Upstream], list[LeftO
             text = path.read_bytes().decode("utf-8")  # not read_text: it would turn CR LF into LF
         except (OSError, UnicodeDecodeError):
             continue
-        if not any(group in text for group in ML_GROUPS):
+        if not any(group in text for group in groups):
             continue
         try:  # the pure-Python loader: its marks index the text (LibYAML's count bytes)
             nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
@@ -195,7 +222,7 @@ def read_examples(examples: Path = EXAMPLES) -> tuple[list[Upstream], list[LeftO
             api_version, kind = data.get("apiVersion"), data.get("kind")
             if not isinstance(api_version, str) or not isinstance(kind, str):
                 continue
-            if group_of(api_version) not in ML_GROUPS:
+            if group_of(api_version) not in groups:
                 continue
             found = _template(text, node, data, rel, index)
             (docs if isinstance(found, Upstream) else left).append(found)  # type: ignore[arg-type]
@@ -234,6 +261,7 @@ class KindCorpus:
         upstream: upstream documents of it.
         documents: documents written (``upstream`` × copies).
         files: its files, relative to the corpus.
+        broken: documents of them broken once (:meth:`Upstream.broken`).
     """
 
     folder: str
@@ -243,6 +271,7 @@ class KindCorpus:
     upstream: int
     documents: int
     files: tuple[str, ...]
+    broken: int = 0
 
 
 @dataclass(frozen=True)
@@ -261,10 +290,11 @@ def copies_for(upstream: int, documents: int = DOCUMENTS) -> int:
 
 
 def render(
-    selected: Sequence[Upstream], documents: int = DOCUMENTS, per_file: int = PER_FILE
+    selected: Sequence[Upstream], documents: int = DOCUMENTS, per_file: int = PER_FILE, broken_every: int = 0
 ) -> tuple[dict[str, str], list[KindCorpus], int]:
     """The corpus's files (relative path → text), its kinds (sorted by folder) and the copies per
-    document. A kind's documents keep the order of ``selected``."""
+    document. A kind's documents keep the order of ``selected``; with ``broken_every`` N > 0, the
+    N-th, 2N-th ... document of each kind is broken once (:meth:`Upstream.broken`)."""
     copies = copies_for(len(selected), documents)
     by_folder: dict[str, list[Upstream]] = {}
     for doc in selected:
@@ -274,7 +304,12 @@ def render(
     for folder in sorted(by_folder):
         docs = by_folder[folder]
         texts = [
-            doc.text(f"{doc.name}-{i * copies + c}") for i, doc in enumerate(docs) for c in range(copies)
+            doc.broken(f"{doc.name or doc.kind.lower()}-{n}")
+            if broken_every and n % broken_every == broken_every - 1
+            else doc.text(f"{doc.name}-{n}")
+            for i, doc in enumerate(docs)
+            for c in range(copies)
+            for n in (i * copies + c,)
         ]
         names = []
         for part, first in enumerate(range(0, len(texts), per_file)):
@@ -290,6 +325,7 @@ def render(
                 len(docs),
                 len(texts),
                 tuple(names),
+                len(texts) // broken_every if broken_every else 0,
             )
         )
     return files, kinds, copies
@@ -301,6 +337,7 @@ def build(
     out: Path,
     documents: int = DOCUMENTS,
     per_file: int = PER_FILE,
+    broken_every: int = 0,
 ) -> tuple[MlCorpus, bool]:
     """Write the corpus of ``selected`` into ``out`` (replaced) unless ``out/corpus.json`` says it
     holds these files already; return it and whether it was written.
@@ -311,7 +348,7 @@ def build(
     """
     if not selected:
         raise ValueError("no ML custom resource of the examples is accepted by both tools")
-    files, kinds, copies = render(selected, documents, per_file)
+    files, kinds, copies = render(selected, documents, per_file, broken_every)
     digest = hashlib.sha256(f"{GENERATOR_VERSION}\n".encode())
     for name, text in files.items():
         digest.update(f"{name}\n{len(text)}\n".encode())
@@ -322,6 +359,8 @@ def build(
         "copies": copies,
         "documents": sum(k.documents for k in kinds),
         "per_file": per_file,
+        "broken_every": broken_every,
+        "broken": sum(k.broken for k in kinds),
         "kinds": [
             {
                 "folder": k.folder,
@@ -330,6 +369,7 @@ def build(
                 "versions": list(k.versions),
                 "upstream": k.upstream,
                 "documents": k.documents,
+                "broken": k.broken,
                 "files": list(k.files),
             }
             for k in kinds

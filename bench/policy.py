@@ -140,6 +140,8 @@ TRAINOPS_CATEGORY: dict[str, str] = {
             "elastic-bounds",
             "replica-topology",
             "selector-matches",
+            "rollout-services",
+            "rollout-analysis",
         ),
         "reliability",
     ),

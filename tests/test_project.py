@@ -18,7 +18,8 @@ import pytest
 from conftest import EXAMPLES, SAMPLE, needs_shared
 from trainops.core.errors import UsageError
 from trainops.pipeline import resolve_targets
-from trainops.project import Resolution, resolve_clusters
+from trainops.policy.config import DEFAULT_CONFIG
+from trainops.project import Resolution, find_repository, resolve_clusters
 from trainops.schemas.registry import newest_kubernetes_version
 
 pytestmark = needs_shared
@@ -143,7 +144,10 @@ def test_verbose_prints_the_target_of_each_file(cli: Any, repo: Path, command: t
     shutil.copy(TRAINJOB, repo / "generated" / "trainer" / "app" / "job.yaml")
     shutil.copy(TRAINJOB, repo / "job.yaml")
     run = cli(*command, "-v", "-o", "json", "generated", "job.yaml")
+    config = [f"trainops: policy config: {DEFAULT_CONFIG}"] if command[0] == "policy" else []
     assert run.err.splitlines() == [
+        f"trainops: repository: {repo} (its apps/clusters.py)",
+        *config,
         "trainops: target: cluster trainer (synth tree generated/trainer): Kubernetes 1.34; "
         "operators: trainer v2.1.0",
         "trainops:   generated/trainer/app/job.yaml",
@@ -153,6 +157,66 @@ def test_verbose_prints_the_target_of_each_file(cli: Any, repo: Path, command: t
     ]
     if command[0] == "validate":
         assert [t["cluster"] for t in json.loads(run.out)["target"]["targets"]] == ["trainer", "v1-jobs"]
+
+
+# --- which repository: from the checked paths upwards (issue 32 point 4) -------------------------
+
+
+def _repository(root: Path) -> Path:
+    (root / "apps").mkdir(parents=True)
+    (root / "apps" / "clusters.py").write_text(CLUSTERS)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("paths", "cwd", "expected"),
+    [
+        (["one/generated/a/x.yaml"], "elsewhere", "one"),  # the paths' repository, from anywhere
+        (["one/apps/x.yaml", "outside/x.yaml"], "two", "one"),  # a path outside any does not count
+        (["outside/x.yaml"], "two/sub", "two"),  # no path in one: the working directory's
+        (["<stdin>"], "two", "two"),
+        (["outside/x.yaml"], "elsewhere", None),
+        ([], "one", "one"),
+    ],
+)
+def test_the_repository_is_found_from_the_checked_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paths: list[str], cwd: str, expected: str | None
+) -> None:
+    for name in ("one", "two"):
+        _repository(tmp_path / name)
+    (tmp_path / cwd).mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(tmp_path / cwd)
+    named = [p if p == "<stdin>" else str(tmp_path / p) for p in paths]
+    assert find_repository(named) == (tmp_path / expected if expected else None)
+
+
+def test_paths_in_two_repositories_are_refused(tmp_path: Path) -> None:
+    one, two = _repository(tmp_path / "one"), _repository(tmp_path / "two")
+    with pytest.raises(
+        UsageError, match=r"are in two trainops repositories .*: check one repository per run"
+    ):
+        find_repository([str(one / "a.yaml"), str(two / "b.yaml")])
+
+
+@pytest.mark.parametrize("command", [("validate",), ("validate", "--policy"), ("policy", "check")])
+def test_the_sample_from_outside_is_checked_as_from_inside(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """policy check of the sample's generated/ from another directory reported 3 refs-exist errors
+    (the Secret its apps/clusters.py declares external); from inside, none."""
+    monkeypatch.chdir(tmp_path)
+    run = cli(*command, "-v", "-o", "json", str(SAMPLE / "generated"))
+    report = json.loads(run.out)
+    assert (run.code, report["findings"]) == (0, []), run.out
+    assert report["documents"] > 100
+    notes = [line for line in run.err.splitlines() if not line.startswith("trainops:   ")]
+    assert notes[0] == f"trainops: repository: {SAMPLE} (its apps/clusters.py)"
+    if command[0] == "policy":
+        assert notes[1] == f"trainops: policy config: {SAMPLE / 'policies' / 'config.yaml'}"
+    trees = {mark.parent.name for mark in (SAMPLE / "generated").glob("*/lock.json")}
+    assert {line.split(" (")[0] for line in notes if line.startswith("trainops: target:")} == {
+        f"trainops: target: cluster {name}" for name in trees
+    }
 
 
 # --- the sample repository ----------------------------------------------------------------------

@@ -97,7 +97,8 @@ def test_default_rejects_crds_the_first_cluster_does_not_run(
 
 def test_verbose_prints_the_target(cli: Any, project: Path) -> None:
     run = cli("validate", "-v", str(EXAMPLES / PYTORCH))
-    assert run.err.splitlines()[:2] == [
+    assert run.err.splitlines()[:3] == [
+        f"trainops: repository: {project} (its apps/clusters.py)",  # the working directory's
         "trainops: target: cluster v1-jobs (first cluster of apps/clusters.py): Kubernetes 1.33; "
         "operators: training-operator v1.9.4",
         f"trainops:   {EXAMPLES / PYTORCH}",
@@ -106,7 +107,8 @@ def test_verbose_prints_the_target(cli: Any, project: Path) -> None:
 
 def test_verbose_outside_a_repository(cli: Any, outside_project: Path) -> None:
     run = cli("validate", "-v", str(EXAMPLES / PYTORCH))
-    assert run.err.splitlines()[:2] == [
+    assert run.err.splitlines()[:3] == [
+        "trainops: repository: none (no apps/clusters.py at or above the checked files or the working directory)",
         f"trainops: target: all known operators, Kubernetes {newest_kubernetes_version()} "
         "(no apps/clusters.py)",
         f"trainops:   {EXAMPLES / PYTORCH}",

@@ -197,6 +197,16 @@ def print_targets(targets: Mapping[str, Target], *, file: TextIO) -> None:
             print(f"trainops:   {name}", file=file)
 
 
+def repository_note(repository: Path | None) -> str:
+    """``-v``: the repository a run took its clusters (and policies) from, in one line."""
+    if repository is None:
+        return (
+            "trainops: repository: none (no apps/clusters.py at or above the checked files "
+            "or the working directory)"
+        )
+    return f"trainops: repository: {repository} (its apps/clusters.py)"
+
+
 def tree_notes(targets: Mapping[str, Target], cluster: str | None) -> list[str]:
     """One line per synth tree whose own cluster is not ``cluster`` (``--cluster``): its files are
     checked against their own cluster (:func:`trainops.project.resolve_clusters`), which the user
@@ -363,11 +373,15 @@ def policy_run(
     config: str | None = None,
     facts: str | None = None,
     show_waived: bool = False,
+    root: Path | None = None,
 ) -> PolicyRun:
     """The rule pack, effective config and facts of a policy run.
 
     ``facts`` (a facts file) gives the run's facts, else the defaults (GPU resource names only);
-    :func:`policy_check` with ``targets`` uses each input's target's facts instead.
+    :func:`policy_check` with ``targets`` uses each input's target's facts instead. ``root``: the
+    repository whose ``policies/`` (its rules and ``config.yaml``) the run uses
+    (:func:`trainops.project.find_repository`), the default pack alone when it has none; default:
+    the ``policies/`` at or above the working directory. ``config`` (a file) replaces its config.
 
     Raises:
         UsageError: a bad config or facts file.
@@ -376,9 +390,13 @@ def policy_run(
     from trainops.policy.config import load_config
     from trainops.policy.engine import PolicyRun
     from trainops.policy.facts import Facts, load_facts
-    from trainops.policy.loader import load_pack
+    from trainops.policy.loader import default_pack, find_policy_dir, load_pack
 
-    pack = load_pack()
+    if root is None:
+        pack = load_pack()
+    else:
+        directory = find_policy_dir(root)
+        pack = load_pack(directory) if directory is not None else default_pack()
     return PolicyRun(pack, load_config(pack, config), load_facts(facts) if facts else Facts(), show_waived)
 
 

@@ -149,6 +149,41 @@ def find_root(start: Path | None = None) -> Path | None:
     return None
 
 
+def find_repository(paths: Sequence[str], start: Path | None = None) -> Path | None:
+    """The trainops repository a run over ``paths`` uses (its ``apps/clusters.py`` and
+    ``policies/``), found as linters find their configuration: from the checked paths upwards.
+
+    The repository (:func:`find_root`) at or above the directory of each of ``paths`` that is
+    inside one (``paths`` need not exist: a name such as ``<stdin>`` stands for the working
+    directory); when none is, the repository at or above ``start`` (default: the working
+    directory), as before; ``None`` outside any. So ``trainops policy check
+    /abs/repo/generated`` from another directory checks against that repository's clusters and
+    config, as it does from inside.
+
+    Raises:
+        UsageError: ``paths`` lie in two repositories (one run uses one repository's clusters,
+            policy config and rules).
+    """
+    found: dict[Path, str] = {}  # repository → the first path in it
+    roots: dict[str, Path | None] = {}  # directory → its repository
+    for path in paths:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in roots:
+            roots[directory] = find_root(Path(directory))
+        root = roots[directory]
+        if root is not None:
+            found.setdefault(root, path)
+    if len(found) > 1:
+        (first, one), (second, other) = list(found.items())[:2]
+        raise UsageError(
+            f"{one} and {other} are in two trainops repositories ({first} and {second}): "
+            "check one repository per run"
+        )
+    if found:
+        return next(iter(found))
+    return find_root(start)
+
+
 def load_clusters(root: Path, module: str = APPS_PACKAGE) -> tuple[Cluster, ...]:
     """``CLUSTERS`` of ``<root>/<module>/clusters.py``, loaded on its own as ``<module>.clusters``.
 
@@ -288,7 +323,9 @@ def resolve_clusters(
             texts in memory (``<stdin>``, ``<out>/<cluster>/<app>/<file>`` for rendered objects);
             a path need not exist.
         cluster: the ``--cluster`` option, or ``None``.
-        root: where the repository is looked for (at or above it); default: the working directory.
+        root: where the repository is looked for (at or above it); default: the repository of
+            ``paths`` (:func:`find_repository`: at or above the checked paths, else the working
+            directory).
         clusters: the declared clusters when the caller has loaded them (``synth`` and ``ci``:
             :attr:`Project.clusters`); default: ``apps/clusters.py`` of that repository.
 
@@ -300,7 +337,7 @@ def resolve_clusters(
             ``apps/clusters.py`` fails to load.
     """
     if clusters is None:
-        repository = find_root(root)
+        repository = find_root(root) if root is not None else find_repository(paths)
         clusters = declared_clusters(repository) if repository is not None else ()
     by_name = {c.name: c for c in clusters}
     if cluster is not None:

@@ -16,8 +16,13 @@ from trainops.validate import engine  # noqa: F401  (registers the validation ru
 from trainops.validate.checks import CHECKS
 
 VALIDATION_RULES = ("yaml", "schema", "unknown-kind", "api-server", "deprecated-api", "cel", "list-map")
-VALIDATION_RULES += ("secret-literal",)
-VALIDATION_RULES += ("lws-webhook",)
+VALIDATION_RULES += (
+    "secret-literal",
+    "lws-webhook",
+    "jobset-webhook",
+    "kueue-webhook",
+    "rollouts-controller",
+)
 
 
 @pytest.mark.parametrize("rule_id", VALIDATION_RULES)
@@ -39,6 +44,9 @@ def test_every_check_family_is_a_registered_rule() -> None:
         "deprecated-api",
         "secret-literal",
         "lws-webhook",
+        "jobset-webhook",
+        "kueue-webhook",
+        "rollouts-controller",
     ]
     assert all(rules.RULES[check.rule.id] is check.rule for check in CHECKS)
 

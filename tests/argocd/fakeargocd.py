@@ -11,6 +11,11 @@ any expectation a test sets:
   (argocd-server's CSRF protection, ``util/http`` ``CSRFMiddleware`` via ``server/server.go``);
 - with ``redirect_https`` set, 307 to ``https://<Host><path>?<query>`` for every request, as the
   plain-HTTP listener of an argocd-server with TLS does (``server/server.go``, ``newRedirectServer``);
+- 400 (gRPC code 3, InvalidArgument) to a ``RunResourceActionV2`` request
+  (``POST /api/v1/applications/{name}/resource/actions/v2``) whose JSON body is not an
+  ``applicationResourceActionRunRequestV2`` (unknown fields are refused by the gateway's protojson
+  decoding), that names another application than the path, or lacks the action or the resource
+  (``kind``, ``resourceName``, ``version``; the server looks the live object up by them);
 - 403 ``permission denied`` (gRPC code 7) to a request for an application no expectation serves:
   Argo CD answers 403, not 404, for an application that does not exist, so as not to reveal it
   (``server/application/application.go``, ``getAppEnforceRBAC``).
@@ -146,6 +151,41 @@ INVALID_CONTENT_TYPE = "Invalid content type"
 """argocd-server's 415 body (text/plain) for a non-GET request that is not ``application/json``."""
 
 _APPLICATION_PATH = re.compile(r"^/api/v1/applications/[^/]+(/.*)?$")
+_ACTION_V2_PATH = re.compile(r"^/api/v1/applications/([^/]+)/resource/actions/v2$")
+#: The properties of swagger's ``applicationResourceActionRunRequestV2`` (Argo CD v3.5.1).
+ACTION_V2_FIELDS = frozenset(
+    {
+        "action",
+        "appNamespace",
+        "group",
+        "kind",
+        "name",
+        "namespace",
+        "project",
+        "resourceActionParameters",
+        "resourceName",
+        "version",
+    }
+)
+
+
+def action_v2_problem(app: str, raw: bytes) -> str | None:
+    """Why a ``RunResourceActionV2`` body for application ``app`` is refused, or ``None``."""
+    try:
+        body = json.loads(raw or b"null")
+    except ValueError:
+        return "invalid JSON body"
+    if not isinstance(body, dict):
+        return "body is not a ResourceActionRunRequestV2 object"
+    unknown = sorted(set(body) - ACTION_V2_FIELDS)
+    if unknown:
+        return f'unknown field "{unknown[0]}"'
+    if body.get("name", app) != app:
+        return f"body name {body.get('name')!r} is not the application {app!r} of the path"
+    for key in ("action", "kind", "resourceName", "version"):
+        if not isinstance(body.get(key), str) or not body[key]:
+            return f"{key} is required"
+    return None
 
 
 class FakeArgoCD(HTTPServer):
@@ -164,6 +204,13 @@ class FakeArgoCD(HTTPServer):
             )
         if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype != "application/json":
             return Response(INVALID_CONTENT_TYPE + "\n", status=415, content_type="text/plain; charset=utf-8")
+        action = _ACTION_V2_PATH.match(request.path)
+        if action is not None and request.method == "POST":
+            problem = action_v2_problem(action.group(1), request.get_data())
+            if problem is not None:
+                return Response(
+                    json.dumps(error_body(problem, 3)), status=400, content_type="application/json"
+                )
         return super().dispatch(request)
 
     def respond_nohandler(self, request: Request, extra_message: str = "") -> Response:

@@ -15,9 +15,11 @@ from werkzeug import Request
 
 from trainops.argocd import commands
 from trainops.argocd.commands import (
+    AbortOptions,
     AppsOptions,
     ConnectionOptions,
     HealthChecksOptions,
+    PromoteOptions,
     PruneFinishedOptions,
     RunsOptions,
     StatusOptions,
@@ -389,6 +391,8 @@ OPTION_CLASSES = [
     WaitOptions,
     RunsOptions,
     PruneFinishedOptions,
+    PromoteOptions,
+    AbortOptions,
     HealthChecksOptions,
 ]
 
@@ -413,3 +417,117 @@ def test_request_carries_bearer_token_only_in_header(
     assert request.headers["Authorization"] == f"Bearer {TOKEN}"
     assert TOKEN not in request.url
     assert json.dumps(dict(request.args)).find(TOKEN) == -1
+
+
+ACTION = "/api/v1/applications/serve/resource/actions/v2"
+
+
+@pytest.fixture
+def rollout_app(httpserver: HTTPServer) -> HTTPServer:
+    """An app ``serve`` holding two Rollouts (one superseded, no longer in git), a Service and an
+    AnalysisTemplate."""
+    resources = [
+        fake.resource("Rollout", "resnet", group="argoproj.io", version="v1alpha1", namespace="serving"),
+        fake.resource(
+            "Rollout",
+            "old",
+            group="argoproj.io",
+            version="v1alpha1",
+            namespace="serving",
+            requires_pruning=True,
+        ),
+        fake.resource("Rollout", "bert", group="argoproj.io", version="v1alpha1", namespace="serving"),
+        fake.resource("Service", "resnet", group="", namespace="serving"),
+        fake.resource("AnalysisTemplate", "resnet-analysis", group="argoproj.io", version="v1alpha1"),
+    ]
+    httpserver.expect_request("/api/v1/applications/serve").respond_with_json(
+        fake.application("serve", health="Suspended", resources=resources)
+    )
+    return httpserver
+
+
+def _actions(server: HTTPServer) -> list[dict[str, Any]]:
+    return [json.loads(req.get_data()) for req, _ in server.log if req.path == ACTION]
+
+
+@pytest.mark.parametrize(("full", "action"), [(False, "resume"), (True, "promote-full")])
+def test_promote_runs_the_rollout_action_on_every_rollout(
+    rollout_app: HTTPServer,
+    connection: ConnectionOptions,
+    capsys: pytest.CaptureFixture[str],
+    full: bool,
+    action: str,
+) -> None:
+    rollout_app.expect_request(ACTION, method="POST").respond_with_json({})
+    code = commands.run_promote(PromoteOptions(app="serve", connection=connection, full=full), NO_ENV)
+    out, err = _out(capsys)
+    assert code == 0
+    assert _actions(rollout_app) == [
+        {
+            "name": "serve",
+            "namespace": "serving",
+            "resourceName": name,
+            "version": "v1alpha1",
+            "group": "argoproj.io",
+            "kind": "Rollout",
+            "action": action,
+        }
+        for name in ("bert", "resnet")
+    ]
+    assert out.splitlines() == [f"{action} argoproj.io/Rollout serving/{n}" for n in ("bert", "resnet")]
+    assert err == f"ran {action} on 2 Rollout(s) of serve\n"
+
+
+def test_abort_one_rollout(
+    rollout_app: HTTPServer, connection: ConnectionOptions, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rollout_app.expect_request(ACTION, method="POST").respond_with_json({})
+    code = commands.run_abort(AbortOptions(app="serve", connection=connection, rollout="resnet"), NO_ENV)
+    _out(capsys)
+    assert code == 0
+    assert [(a["resourceName"], a["action"]) for a in _actions(rollout_app)] == [("resnet", "abort")]
+
+
+def test_promote_an_app_without_that_rollout_is_a_usage_error(
+    rollout_app: HTTPServer, connection: ConnectionOptions, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = commands.run_promote(PromoteOptions(app="serve", connection=connection, rollout="old"), NO_ENV)
+    _, err = _out(capsys)
+    assert code == 2
+    assert err == (
+        "application 'serve' has no Rollout named 'old' (argoproj.io/Rollout among its resources)\n"
+    )
+    assert _actions(rollout_app) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"name": "serve", "kind": "Rollout", "resourceName": "r", "version": "v1alpha1"},
+            "action is required",
+        ),
+        (
+            {
+                "name": "serve",
+                "action": "resume",
+                "kind": "Rollout",
+                "resourceName": "r",
+                "version": "v1",
+                "x": 1,
+            },
+            'unknown field "x"',
+        ),
+        (
+            {"name": "other", "action": "resume", "kind": "Rollout", "resourceName": "r", "version": "v1"},
+            "body name 'other' is not the application 'serve' of the path",
+        ),
+    ],
+)
+def test_fake_refuses_a_malformed_action_request(
+    httpserver: HTTPServer, body: dict[str, Any], message: str
+) -> None:
+    import httpx
+
+    response = httpx.post(httpserver.url_for(ACTION), json=body)
+    assert (response.status_code, response.json()["message"]) == (400, message)

@@ -31,6 +31,7 @@ MODELS = [
     models.ResourceNode,
     models.ApplicationTree,
     models.SyncRequest,
+    models.ResourceActionRequest,
     models.ErrorBody,
 ]
 RESPONSE_MODELS = {
@@ -115,7 +116,7 @@ def test_endpoint_exists_in_swagger(swagger: dict[str, Any], endpoint: client.En
     if endpoint in RESPONSE_MODELS:
         assert endpoint.response in RESPONSE_MODELS[endpoint].SWAGGER
     if endpoint.body:
-        assert endpoint.body in models.SyncRequest.SWAGGER
+        assert endpoint.body in models.SyncRequest.SWAGGER + models.ResourceActionRequest.SWAGGER
 
 
 def _check_body(swagger: dict[str, Any], value: Any, definition: str, where: str) -> None:
@@ -177,3 +178,7 @@ def test_sync_request_body_uses_swagger_names(swagger: dict[str, Any]) -> None:
     body = models.dump_model(models.SyncRequest(name="train", revision="main", prune=True, dry_run=True))
     assert body == {"name": "train", "revision": "main", "prune": True, "dryRun": True}
     assert set(body) <= set(properties(swagger, "applicationApplicationSyncRequest"))
+
+
+def test_fake_action_fields_are_swagger_properties(swagger: dict[str, Any]) -> None:
+    assert set(properties(swagger, "applicationResourceActionRunRequestV2")) == fake.ACTION_V2_FIELDS

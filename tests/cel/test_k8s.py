@@ -23,6 +23,7 @@ from trainops.cel.crd_rules import (
     RuleCensus,
     _Compiler,
     _Node,
+    _self_fields,
     evaluate,
 )
 
@@ -1111,3 +1112,98 @@ def test_pruned_compile_keeps_every_evaluated_rule_and_its_types(rel: str) -> No
         assert list(_rule_nodes(pruned_root)) == list(_rule_nodes(whole_root))
         assert pruned.records == whole.records
         assert pruned_root.subtree_has_rules == whole_root.subtree_has_rules
+
+
+# ------------------------------------------------------------ narrowed evaluation (issue 36, speed)
+
+
+def _whole(schema: dict[str, Any]) -> CelValidator:
+    """The validator of ``schema`` without narrowing: every rule's ``self`` is the whole value and
+    each rule is evaluated alone (the reading the narrowed one must agree with)."""
+    compiler = _Compiler(narrow=False)
+    root = compiler.node(schema, [schema], "$", resource_root=True)
+    return CelValidator(schema, root, RuleCensus(tuple(compiler.records)))
+
+
+SELF_FIELDS = [
+    ("self.metadata.name.matches('^[a-z]$')", frozenset({"metadata"})),
+    ("size(self.metadata.name) <= 63", frozenset({"metadata"})),
+    ("has(self.lastUpdatedTime)", frozenset({"lastUpdatedTime"})),
+    ("self.?x.orValue(1) > self.y", frozenset({"x", "y"})),
+    ("!has(self.b) || self.a <= self.b", frozenset({"a", "b"})),
+    ("self.__namespace__ == 'x'", frozenset({"__namespace__"})),
+    ("'self' == self.a && x.self == 1", frozenset({"a"})),  # a string, and a field named self
+    ('"""self""" + self.q == ""', frozenset({"q"})),
+    ("self.a // self\n && true", frozenset({"a"})),  # a comment
+    ("1 < 2", frozenset()),
+    ("self == oldSelf", None),  # the whole value
+    ("self in ['a', 'b']", None),
+    ("self.all(x, x > 1)", None),  # a method of self
+    ("self.exists(self, self.a)", None),
+    ("self['a'] == 1", None),
+    ("r'self' == self.a", None),  # a raw string: not understood, the whole value
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SELF_FIELDS)
+def test_fields_of_self_a_rule_reads(source: str, expected: frozenset[str] | None) -> None:
+    assert _self_fields(source) == expected
+
+
+@pytest.mark.parametrize(("schema", "obj", "expected"), SEMANTICS)
+def test_narrowed_evaluation_agrees_with_the_whole_one(
+    schema: dict[str, Any], obj: dict[str, Any], expected: list[tuple[str, str]]
+) -> None:
+    assert CelValidator.for_schema(schema).validate(obj) == _whole(schema).validate(obj)
+
+
+@pytest.mark.parametrize(("rule", "expected"), MESSAGES)
+def test_narrowed_messages_agree_with_the_whole_ones(rule: dict[str, Any], expected: CelViolation) -> None:
+    schema = _schema({**REPLICAS, "x-kubernetes-validations": [rule]})
+    obj = _obj({"replicas": 5, "max": 3})
+    assert CelValidator.for_schema(schema).validate(obj) == _whole(schema).validate(obj) == [expected]
+
+
+def _version_schema(api_version: str, kind: str) -> dict[str, Any]:
+    """The ``openAPIV3Schema`` of ``api_version`` ``kind`` in ../shared/crds."""
+    group, _, version = api_version.rpartition("/")
+    for rel in CRD_FILES:
+        text = (CRDS / rel).read_text(encoding="utf-8")
+        if f"kind: {kind}" not in text or group not in text:
+            continue
+        for crd in _load_all(CRDS / rel):
+            spec = crd.get("spec") if isinstance(crd, dict) else None
+            if isinstance(spec, dict) and spec.get("group") == group and spec["names"]["kind"] == kind:
+                for served in spec["versions"]:
+                    if served["name"] == version:
+                        schema: dict[str, Any] = served["schema"]["openAPIV3Schema"]
+                        return schema
+    raise LookupError(f"{api_version} {kind} is not in ../shared/crds")
+
+
+@needs_shared
+@pytest.mark.parametrize(("rel", "index", "mutate", "expected"), MUTATIONS)
+def test_narrowed_evaluation_agrees_on_mutated_examples(
+    rel: str, index: int, mutate: Callable[[dict[str, Any]], None], expected: list[tuple[str, str]]
+) -> None:
+    doc = copy.deepcopy(_load_all(EXAMPLES / rel)[index])
+    schema = _version_schema(doc["apiVersion"], doc["kind"])
+    narrowed, whole = CelValidator.for_schema(schema), _whole(schema)
+    assert narrowed.validate(doc) == whole.validate(doc) == []
+    mutate(doc)
+    assert narrowed.validate(doc) == whole.validate(doc)
+    assert [(v.path, v.message) for v in narrowed.validate(doc)] == expected
+
+
+@needs_shared
+def test_trainjob_root_rules_read_only_its_name() -> None:
+    """TrainJob's root rules (the name's pattern and length) read ``self.metadata.name``: its spec is
+    not converted for them, and the two are evaluated as one conjunction."""
+    schema = _version_schema("trainer.kubeflow.org/v1alpha1", "TrainJob")
+    root = CelValidator.for_schema(schema)._root
+    assert [rule.source for rule in root.rules] == [
+        "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+        "size(self.metadata.name) <= 63",
+    ]
+    assert root.reads == frozenset({"metadata"})
+    assert root.all_rules is not None

@@ -103,6 +103,21 @@ CASES = [
     Case("fuzz_carriage_return_key.yaml", 1, 15, "yaml", "invalid YAML: could not find expected ':'"),
     # Found by `make fuzz`: a 3 KB kind became a cache file name ("File name too long", exit 3).
     Case("fuzz_utf16_long_kind.yaml", 1, 2, "unknown-kind", "no schema for v1 Config"),
+    # Argo Rollouts has no webhook: the controller's own checks (issue 34).
+    Case(
+        "rollout_canary_weight.yaml",
+        1,
+        19,
+        "rollouts-controller",
+        "150: SetWeight needs to be between 0 and 100",
+    ),
+    Case(
+        "rollout_same_services.yaml",
+        1,
+        18,
+        "rollouts-controller",
+        "'resnet': This rollout uses the same service for the active and preview services",
+    ),
 ]
 
 #: Rules whose finding line shows the keyword in brackets instead of the rule id (schema keywords).
@@ -185,6 +200,35 @@ def test_symlink_loop_and_escape_are_findings(
     assert (
         run.out.rstrip().splitlines()[-1].startswith("1 files, 1 documents: 4 errors")
     )  # inside.yaml is app/real.yaml
+
+
+@pytest.mark.parametrize("command", ["validate", "policy check"])
+def test_a_symlink_named_yaml_to_a_directory_is_a_finding(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Issue 32 point 4: such a link was skipped silently; like a broken link or a FIFO with a YAML
+    name, it is a finding naming it (exit 1), and the walk does not follow it."""
+    walked = tmp_path / "manifests"
+    (walked / "app").mkdir(parents=True)
+    (walked / ".hidden").mkdir()
+    (walked / "app" / "real.yaml").write_text(CM.format(name="real"))
+    (walked / ".hidden" / "other.yaml").write_text(CM.format(name="Not_Read"))
+    (walked / "walked.yaml").symlink_to("app")  # a directory the walk reads anyway
+    (walked / "hidden.yml").symlink_to(".hidden")  # one it reads through no other entry
+    (walked / "itself.yaml").symlink_to(".")
+    (walked / "app-link").symlink_to("app")  # not named like a YAML file: followed, adds nothing
+    monkeypatch.chdir(tmp_path)
+    run = cli(*command.split(), "-o", "text", "manifests")
+    _no_crash(run.out, run.err)
+    assert run.code == 1
+    for name, target in (("walked.yaml", "app"), ("hidden.yml", ".hidden"), ("itself.yaml", "")):
+        shown = str((walked / target).resolve())
+        assert (
+            f"manifests/{name}: $: symlink to the directory {shown}, not a YAML file; not read [yaml]"
+            in run.out.splitlines()
+        ), run.out
+    assert "app-link" not in run.out and "Not_Read" not in run.out
+    assert run.out.rstrip().splitlines()[-1].startswith("1 files, 1 documents: ")
 
 
 def _limit_memory() -> None:
@@ -439,3 +483,46 @@ def test_300000_one_line_documents_as_json_under_300mb(tmp_path: Path) -> None:
     report = json.loads(out)
     assert (report["documents"], report["errors"], len(report["findings"])) == (300_000, 300_000, 300_000)
     assert report["findings"][-1]["message"] == "document is not a mapping (got string)"
+
+
+#: A 2 MB mapping key (issue 32 point 4) where validate or a policy reports it, and the commands
+#: whose findings have it in their JSON path.
+LONG_KEY = "k" * (2 << 20)
+LONG_KEY_DOCUMENTS = {
+    "label-key": (CM.format(name="x") + f"  labels:\n    {LONG_KEY}: v\n", {"validate"}),
+    "unknown-container-field": (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n"
+        f"  - name: c\n    image: nginx\n    {LONG_KEY}: v\n",
+        {"validate"},
+    ),
+    "unknown-top-level-field": (CM.format(name="x") + f"{LONG_KEY}: v\n", {"validate"}),
+    "replica-type": (
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: x\n  namespace: ml\nspec:\n"
+        f"  pytorchReplicaSpecs:\n    {LONG_KEY}:\n      replicas: 1\n      template:\n        spec:\n"
+        "          containers:\n          - name: pytorch\n            image: nginx\n",
+        {"policy check"},
+    ),
+    # not a key: the object's identity, which every finding of the document carries
+    "kind": (f"apiVersion: v1\nkind: {LONG_KEY}\nmetadata:\n  name: x\n", set()),
+}
+
+
+@pytest.mark.parametrize("command", ["validate", "policy check"])
+@pytest.mark.parametrize("where", sorted(LONG_KEY_DOCUMENTS))
+def test_a_2mb_key_is_shortened_in_paths_and_messages(
+    cli: Any, tmp_path: Path, where: str, command: str
+) -> None:
+    text, in_path = LONG_KEY_DOCUMENTS[where]
+    path = tmp_path / "doc.yaml"
+    path.write_text(text)
+    run = cli(*command.split(), "-o", "json", str(path))
+    _no_crash(run.out, run.err)
+    findings = json.loads(run.out)["findings"]
+    assert len(run.out) < 2000 * len(findings) + 4000  # a report of findings, not of 2 MB keys
+    # a key longer than any the API server accepts (317 characters), cut as messages cut values
+    shortened = "k" * 316 + "…"
+    paths = [f["path"] for f in findings if "kkkk" in f["path"]]
+    assert bool(paths) is (command in in_path)
+    assert all(p.endswith(f"['{shortened}']") or f"['{shortened}']." in p for p in paths), paths
+    if where == "kind":  # validate: no schema for it; the policies: what the object lacks
+        assert findings and all(f["kind"] == shortened for f in findings)

@@ -22,7 +22,8 @@ from trainops.constructs import (
     runtime_preset,
 )
 from trainops.core.cluster import Cluster, ClusterTopology
-from trainops.pipeline import Target, Text, check
+from trainops.pipeline import Target, Text, check, policy_check, policy_run
+from trainops.policy.facts import Facts
 
 IMAGE = "registry.example.com/ml/train:1.0"
 
@@ -196,3 +197,83 @@ def test_mpi_presets_launch_after_ready_nodes(
 def test_unknown_preset(chart: Any, js_cluster: Cluster) -> None:
     with pytest.raises(ValueError, match="preset='tensorflow': must be one of torch-distributed"):
         runtime_preset(chart, "Rt", preset="tensorflow", cluster=js_cluster, image=IMAGE)  # type: ignore[arg-type]
+
+
+# --- gang admission without Kueue (issue 33 point 2): a PodGroup of the cluster's gang scheduler ---
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "api_version", "reference", "scheduler_name"),
+    [
+        pytest.param(
+            "volcano",
+            "scheduling.volcano.sh/v1beta1",
+            ("annotations", "scheduling.k8s.io/group-name"),
+            "volcano",
+            id="volcano",
+        ),
+        pytest.param(
+            "scheduler-plugins",
+            "scheduling.x-k8s.io/v1alpha1",
+            ("labels", "scheduling.x-k8s.io/pod-group"),
+            "scheduler-plugins-scheduler",
+            id="scheduler-plugins",
+        ),
+    ],
+)
+def test_gang_cluster_without_queue_gets_a_pod_group(
+    chart: Any,
+    synth: Any,
+    test_cluster: Cluster,
+    schema_cache: Path,
+    scheduler: str,
+    api_version: str,
+    reference: tuple[str, str],
+    scheduler_name: str,
+) -> None:
+    cluster = replace(
+        test_cluster, operators={"jobset": "v0.12.0", "podgroup": "v1"}, gang_scheduler=scheduler
+    )
+    js = JobSet(chart, "Set", cluster=cluster, name="pretrain", replicated_jobs=_jobs())
+    js.mount("training-data", "/data")  # renames the run: the PodGroup follows
+    out = synth(chart)
+    group = yaml.safe_load(out[f"PodGroup/{js.name}"])
+    assert group["apiVersion"] == api_version
+    assert group["spec"] == {"minMember": 9}
+    doc = yaml.safe_load(out[f"JobSet/{js.name}"])
+    for job in doc["spec"]["replicatedJobs"]:
+        template = job["template"]["spec"]["template"]
+        where, key = reference
+        assert template["metadata"][where][key] == js.name
+        assert template["spec"]["schedulerName"] == scheduler_name
+    texts = [Text("js.yaml", "---\n".join(out.values()))]
+    result = check(Target("1.34", dict(cluster.operators), schema_cache), texts)
+    assert [f for f in result.findings if f.level == "error"] == []
+    # The default pack with this cluster's facts: gang-scheduling sees the PodGroup reference, and the
+    # PodGroup passes every rule (only the mounted claim, not rendered here, is missing).
+    policy = policy_check(texts, replace(policy_run(), facts=Facts.of_cluster(cluster)))
+    flagged = {(f.rule, f.object_ref.split("/")[0]) for f in policy.findings if f.level == "error"}
+    assert flagged == {("pvc-exists", "JobSet")}
+    assert not [f for f in policy.findings if f.rule == "gang-scheduling" or "PodGroup" in f.object_ref]
+
+
+def test_gang_cluster_with_queue_or_one_pod_gets_no_pod_group(
+    chart: Any, synth: Any, test_cluster: Cluster
+) -> None:
+    cluster = replace(
+        test_cluster,
+        operators={"jobset": "v0.12.0", "kueue": "v0.19.2", "podgroup": "v1"},
+        gang_scheduler="volcano",
+    )
+    JobSet(chart, "Queued", cluster=cluster, name="queued", replicated_jobs=_jobs(), queue="training")
+    JobSet(chart, "One", cluster=cluster, name="one", replicated_jobs=[ReplicatedJob("solo", image=IMAGE)])
+    kinds = sorted(key.split("/")[0] for key in synth(chart))
+    assert kinds == ["JobSet", "JobSet"]
+
+
+def test_gang_cluster_without_pod_group_crd_is_refused(chart: Any, test_cluster: Cluster) -> None:
+    cluster = replace(test_cluster, operators={"jobset": "v0.12.0"}, gang_scheduler="volcano")
+    with pytest.raises(
+        ValueError, match=r"9 pods gang-scheduled by volcano need its PodGroup CRD \(list podgroup"
+    ):
+        JobSet(chart, "Set", cluster=cluster, name="pretrain", replicated_jobs=_jobs())

@@ -18,6 +18,7 @@ APP_NAMES = [
     "pytorch-ddp-single-node",
     "pytorch-ddp-multi-node",
     "tf-serving",
+    "model-rollout",
     "data-prep",
     "tf-ps-worker",
     "mpi-horovod",

@@ -109,3 +109,39 @@ def test_team_vision_gpu_quota_limits_and_default_deny(project: Project, cluster
     assert any(key.startswith("LimitRange/") for key in objects)
     labels = objects["Namespace/team-vision"]["metadata"]["labels"]
     assert labels["pod-security.kubernetes.io/enforce"] == "restricted"
+
+
+def test_model_rollout_is_blue_green_with_analysis_before_promotion(project: Project) -> None:
+    objects = _objects(project, "model-rollout", "gpu-prod")
+    rollout = objects["Rollout/image-classifier"]
+    blue_green = rollout["spec"]["strategy"]["blueGreen"]
+    # Seed 003 (blue-green model updates) on a protected cluster: manual promotion after the analysis.
+    assert (blue_green["activeService"], blue_green["previewService"]) == (
+        "image-classifier",
+        "image-classifier-preview",
+    )
+    assert blue_green["autoPromotionEnabled"] is False
+    assert blue_green["prePromotionAnalysis"]["templates"] == [{"templateName": "image-classifier-analysis"}]
+    analysis = objects["AnalysisTemplate/image-classifier-analysis"]
+    waves = {
+        k: int(v["metadata"]["annotations"].get("argocd.argoproj.io/sync-wave", "0"))
+        for k, v in objects.items()
+    }
+    assert waves["AnalysisTemplate/image-classifier-analysis"] < waves["Rollout/image-classifier"]
+    assert [m["name"] for m in analysis["spec"]["metrics"]] == ["error-ratio", "latency", "smoke-request"]
+    hpa = objects["HorizontalPodAutoscaler/image-classifier"]["spec"]["scaleTargetRef"]
+    assert (hpa["apiVersion"], hpa["kind"]) == ("argoproj.io/v1alpha1", "Rollout")
+    selector = rollout["spec"]["selector"]["matchLabels"]
+    for service in ("Service/image-classifier", "Service/image-classifier-preview"):
+        assert objects[service]["spec"]["selector"] == selector
+    assert objects["PodDisruptionBudget/image-classifier"]["spec"]["selector"]["matchLabels"] == selector
+
+
+def test_model_rollout_app_is_long_lived() -> None:
+    """A Rollout is no run-once object: the app is delivered by the long-lived ApplicationSet of its
+    namespace (prune, self-heal), by no training one."""
+    argocd = SAMPLE / "generated" / "gpu-prod" / "argocd"
+    holding = sorted(
+        p.name for p in argocd.glob("applicationset_*.yaml") if "/model-rollout\n" in p.read_text("utf-8")
+    )
+    assert holding == ["applicationset_gpu-ml-platform-long-lived-ml-serving-gpu-prod.yaml"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from conftest import SAMPLE
+from tests.workflow.project import commit_all, git
 from trainops.core.atomic import atomic_write, staged_directories
 from trainops.core.errors import UsageError
 from trainops.synth import write_tree
@@ -237,6 +240,49 @@ def test_lock_is_released_after_a_synth(tmp_path: Path) -> None:
     with output_lock(tmp_path / "generated", timeout=0) as path:
         assert path == tmp_path / ".generated.lock"
     assert not (tmp_path / "generated").exists()  # nothing is written into the output root
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("synth",),
+        ("new", "pytorchjob", "demo", "--image", "registry.example.com/demo:1.0", "--", "python", "train.py"),
+    ],
+    ids=["synth", "new"],
+)
+def test_the_lock_is_kept_where_git_does_not_see_it(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """Issue 32 point 4: in a repository without init's .gitignore (the sample), ``.generated.lock``
+    in the root showed as untracked; the lock now lives in the git directory."""
+    root = tmp_path / "platform"
+    ignore = shutil.ignore_patterns("__pycache__", ".generated.lock")
+    shutil.copytree(SAMPLE, root, ignore=ignore)  # its .gitignore does not name the lock
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "the sample")
+    monkeypatch.chdir(root)
+    run = cli(*command)
+    assert run.code == 0, run.out + run.err
+    changed = [line[3:] for line in git(root, "status", "--porcelain", "--untracked-files=all").splitlines()]
+    if command[0] == "new":  # the new app's module, its registration and its output
+        assert "apps/demo.py" in changed and any(p.startswith("generated/") for p in changed)
+        assert all(p.startswith(("apps/", "generated/")) for p in changed), changed
+    else:  # generated/ was up to date
+        assert changed == []
+    assert lock_path(root / "generated") == root / ".git" / "trainops-generated.lock"
+    assert lock_path(root / "generated").is_file()
+
+
+def test_the_lock_of_a_linked_worktree_is_in_its_own_git_directory(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    main.mkdir()
+    (main / "README.md").write_text("x\n")
+    git(main, "init", "-q", "-b", "main")
+    commit_all(main, "first")
+    git(main, "worktree", "add", "-q", str(tmp_path / "feature"), "-b", "feature")
+    with output_lock(tmp_path / "feature" / "deploy" / "generated", timeout=0) as path:
+        assert path == main / ".git" / "worktrees" / "feature" / "trainops-deploy-generated.lock"
+    assert git(tmp_path / "feature", "status", "--porcelain", "--untracked-files=all") == ""
 
 
 @pytest.mark.parametrize(

@@ -628,6 +628,28 @@ EXPECTED: dict[str, tuple[str, str]] = {
         SNIPPET,
         "$: invalid YAML: could not find expected ':' (while scanning a simple key)",
     ),
+    # Rollouts whose snippet leaves out the selector: the API server stores them, the Rollouts
+    # controller marks them InvalidSpec (trainops' rollouts-controller rule).
+    "argo-rollouts-docs-snippets/docs/features/analysis.md.block-38.yaml": (
+        SNIPPET,
+        "$.spec.selector: Rollout has missing field '.spec.selector'",
+    ),
+    "argo-rollouts-docs-snippets/docs/features/traffic-management/mixed.md.block-01.yaml": (
+        SNIPPET,
+        "$.spec.selector: Rollout has missing field '.spec.selector'",
+    ),
+    "argo-rollouts-docs-snippets/docs/getting-started/mixed/index.md.block-01.yaml": (
+        SNIPPET,
+        "$.spec.selector: Rollout has missing field '.spec.selector'",
+    ),
+    "argo-rollouts-docs-snippets/docs/getting-started/mixed/index.md.block-03.yaml": (
+        SNIPPET,
+        "$.spec.selector: Rollout has missing field '.spec.selector'",
+    ),
+    "argo-rollouts-docs-snippets/docs/getting-started/smi/index.md.block-01.yaml": (
+        SNIPPET,
+        "$.spec.selector: Rollout has missing field '.spec.selector'",
+    ),
     "argo-rollouts/examples/ambassador/echo-mapping.yaml": (
         CRD_NOT_CATALOGUED,
         "$.kind: no schema for getambassador.io/v2 Mapping on Kubernetes 1.34",

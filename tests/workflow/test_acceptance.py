@@ -16,6 +16,11 @@ TRAINOPS_CRD_MIRROR=../shared/crds as a download would bring them):
     trainops synth
     trainops diff HEAD
 
+and the commands that read the package's data files (issue 32 point 1: an installed ``trainops
+argocd health-checks`` crashed on a Lua file left out of the wheel), each printing what the same
+command of this checkout prints: ``trainops argocd health-checks``, ``trainops policy list``,
+``trainops explain RULE``, ``trainops policy export-vap`` and ``trainops policy schema``.
+
 Nothing is downloaded: the wheel is built without build isolation and installed without its
 dependencies, which the new environment sees through a ``.pth`` file naming the site-packages of the
 interpreter running the tests (a ``.pth`` line adds a directory to ``sys.path`` without running the
@@ -25,17 +30,21 @@ interpreter running the tests (a ``.pth`` line adds a directory to ``sys.path`` 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import CRDS, needs_shared
+from conftest import CRDS, REPO, needs_shared
+from trainops.argocd.health import HEALTH_CHECKS, PRELUDE
 
 pytestmark = [pytest.mark.acceptance, needs_shared]
 
@@ -89,7 +98,12 @@ def installed(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> In
 @pytest.fixture
 def user_env(installed: Installed, tmp_path: Path) -> dict[str, str]:
     """The environment of a user's shell: the new venv on PATH, an empty schema cache, the mirror."""
-    cache = tmp_path / "cache"
+    return _user_env(installed, tmp_path)
+
+
+def _user_env(installed: Installed, home: Path) -> dict[str, str]:
+    """:func:`user_env` with its home, cache and checkouts under ``home``."""
+    cache = home / "cache"
     env = {
         k: v
         for k, v in os.environ.items()
@@ -97,7 +111,7 @@ def user_env(installed: Installed, tmp_path: Path) -> dict[str, str]:
     }
     env |= {
         "PATH": f"{installed.bin}{os.pathsep}{env.get('PATH', '')}",
-        "HOME": str(tmp_path / "home"),
+        "HOME": str(home / "home"),
         "TRAINOPS_CACHE_DIR": str(cache),
         "TRAINOPS_CRD_MIRROR": str(CRDS),
         "GIT_AUTHOR_NAME": "user",
@@ -154,3 +168,73 @@ def test_a_new_users_first_change(installed: Installed, user_env: dict[str, str]
     assert "Worker.replicas: 2 → 3" in diff.stdout
     # the schemas came on first use, from TRAINOPS_CRD_MIRROR
     assert any(p.name.startswith("kubeflow.org") for p in cache.rglob("*"))
+
+
+def _health_checks(out: str) -> None:
+    patch = yaml.safe_load(out)
+    assert (patch["kind"], patch["metadata"]["name"]) == ("ConfigMap", "argocd-cm")
+    assert set(patch["data"]) == {check.cm_key for check in HEALTH_CHECKS.values()}
+    prelude = (REPO / "lib/trainops/argocd/health" / PRELUDE).read_text(encoding="utf-8")
+    assert all(script.startswith(prelude) for script in patch["data"].values())
+
+
+def _policy_list(out: str) -> None:
+    listed = [line.split()[0] for line in out.splitlines() if line.strip()]
+    default = yaml.safe_load((REPO / "lib/trainops/policy/pack/default.yaml").read_text(encoding="utf-8"))
+    assert set(default["rules"]) <= set(listed)
+
+
+def _explain(out: str) -> None:
+    assert out.splitlines()[0] == "no-privileged (policy, error)"
+    assert "Fix: Remove securityContext.privileged" in out
+
+
+def _export_vap(out: str) -> None:
+    kinds = [d["kind"] for d in yaml.safe_load_all(out) if d]
+    assert set(kinds) == {"ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+    assert kinds.count("ValidatingAdmissionPolicy") == kinds.count("ValidatingAdmissionPolicyBinding") > 0
+
+
+def _policy_schema(out: str) -> None:
+    stored = (REPO / "lib/trainops/schemas/local/policy-config.json").read_text(encoding="utf-8")
+    assert json.loads(out) == json.loads(stored)  # the repository's policies/ adds no rule
+
+
+@pytest.fixture(scope="module")
+def initialised(
+    installed: Installed, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, str]]:
+    """A new git repository after the installed ``trainops init``, and the user's environment."""
+    work = tmp_path_factory.mktemp("initialised")
+    env = _user_env(installed, work)
+    repo = work / "platform"
+    repo.mkdir()
+    assert _run(["git", "init", "-q", "-b", "main"], cwd=repo, env=env).returncode == 0
+    done = _run([str(installed.bin / "trainops"), "init"], cwd=repo, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return repo, env
+
+
+@pytest.mark.parametrize(
+    ("args", "check"),
+    [
+        pytest.param(("argocd", "health-checks"), _health_checks, id="argocd-health-checks"),
+        pytest.param(("policy", "list"), _policy_list, id="policy-list"),
+        pytest.param(("explain", "no-privileged"), _explain, id="explain"),
+        pytest.param(("policy", "export-vap"), _export_vap, id="policy-export-vap"),
+        pytest.param(("policy", "schema"), _policy_schema, id="policy-schema"),
+    ],
+)
+def test_the_installed_package_reads_its_data_files(
+    args: tuple[str, ...],
+    check: Callable[[str], None],
+    installed: Installed,
+    initialised: tuple[Path, dict[str, str]],
+) -> None:
+    repo, env = initialised
+    done = _run([str(installed.bin / "trainops"), *args], cwd=repo, env=env)
+    assert done.returncode == 0, f"`trainops {' '.join(args)}` exited {done.returncode}:\n{done.stderr}"
+    check(done.stdout)
+    # the same output as this checkout's trainops in the same repository
+    source = _run([str(Path(sys.executable).with_name("trainops")), *args], cwd=repo, env=env)
+    assert (source.returncode, source.stdout) == (0, done.stdout)

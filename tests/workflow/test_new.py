@@ -52,6 +52,15 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any) -> Path:
     return root
 
 
+@pytest.fixture
+def bare_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the bundled apps/ alone: enough for options refused before anything is synthesised."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE / "apps", root / "apps", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(root)
+    return root
+
+
 def _ruff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ruff", *args, "--config", str(REPO / "pyproject.toml"), str(root / "apps")],
@@ -163,3 +172,103 @@ def test_bad_options(cli: Any, repo: Path, args: tuple[str, ...], message: str) 
     assert run.code == 2
     assert message in run.err
     assert not (repo / "apps" / "opts.py").exists()
+
+
+# --- large-model options (issue 33 point 6): --nodes, --gpus-per-node, --queue, --placement, --cluster ---
+
+BIG = (
+    "--nodes",
+    "4",
+    "--gpus-per-node",
+    "8",
+    "--queue",
+    "ml-training",
+    "--image",
+    "registry.example.com/train:1.2",
+)
+
+
+def test_large_model_options_place_and_queue_the_job(cli: Any, repo: Path) -> None:
+    run = cli("new", "mpijob", "big", *BIG, "--placement", "rack", "--", "python", "train.py")
+    assert run.code == 0, run.err
+    # Only gpu-next and its MultiKueue workers run Kueue with a topology that declares "rack"; the job
+    # itself goes to the manager only (MultiKueue creates it on a worker).
+    assert 'clusters=("gpu-next",)' in (repo / "apps" / "big.py").read_text()
+    jobs = sorted(p.parent.parent.name for p in (repo / "generated").glob("*/big/mpijob_big-*.yaml"))
+    assert jobs == ["gpu-next"]
+    job = yaml.safe_load(next((repo / "generated/gpu-next/big").glob("mpijob_big-*.yaml")).read_text())
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-training"
+    specs = job["spec"]["mpiReplicaSpecs"]
+    assert specs["Worker"]["replicas"] == 4
+    container = specs["Worker"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    for role in ("Launcher", "Worker"):
+        annotations = specs[role]["template"]["metadata"]["annotations"]
+        assert annotations["kueue.x-k8s.io/podset-required-topology"] == "cloud.example.com/topology-rack"
+        assert annotations["kueue.x-k8s.io/podset-group-name"] == "rack"
+    assert 'placement=TopologyPlacement(required="rack")' in (repo / "apps" / "big.py").read_text()
+    ci = cli("ci", "--format", "text", "--no-diff")
+    assert ci.code == 0, ci.out + ci.err
+    assert _ruff(repo, "check").returncode == 0
+    assert _ruff(repo, "format", "--check").returncode == 0
+
+
+def test_preferred_placement(cli: Any, repo: Path) -> None:
+    run = cli("new", "mpijob", "pref", *BIG, "--placement", "preferred:block", "--", "python", "train.py")
+    assert run.code == 0, run.err
+    job = yaml.safe_load(next((repo / "generated/gpu-next/pref").glob("mpijob_pref-*.yaml")).read_text())
+    worker = job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"]
+    assert worker["kueue.x-k8s.io/podset-preferred-topology"] == "cloud.example.com/topology-block"
+    assert "kueue.x-k8s.io/podset-required-topology" not in worker
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ("mpijob", *BIG, "--placement", "zone"),
+            "cluster 'gpu-next' topology 'gpu-fabric' has no level 'zone' (levels: block, rack, host)",
+            id="undeclared-level",
+        ),
+        pytest.param(
+            ("pytorchjob", *BIG),
+            "cluster 'gpu-prod' does not run Kueue (no kueue in operators) for --queue 'ml-training'",
+            id="queue-without-kueue",
+        ),
+        pytest.param(
+            ("mpijob", *BIG, "--cluster", "gpu-prod"),
+            "mpijob: cluster 'gpu-prod' does not run Kueue",
+            id="named-cluster-without-kueue",
+        ),
+        pytest.param(
+            ("mpijob", "--cluster", "gpu-nowhere", "--image", "a/b:1"),
+            "--cluster 'gpu-nowhere' is not in apps/clusters.py",
+            id="unknown-cluster",
+        ),
+        pytest.param(
+            ("mpijob", "--placement", "rack", "--image", "a/b:1"),
+            "--placement 'rack' needs --queue",
+            id="no-queue",
+        ),
+        pytest.param(
+            ("mpijob", *BIG, "--placement", "sideways:rack"), "expected LEVEL, required:LEVEL", id="bad-mode"
+        ),
+        pytest.param(("mpijob", "--queue", "Team_A", "--image", "a/b:1"), "DNS-1123 label", id="bad-queue"),
+        pytest.param(
+            ("serving", "--queue", "ml-training", "--image", "a/b:1"),
+            "--queue applies to pytorchjob, tfjob, mpijob, xgboostjob only",
+            id="kind-without-queue",
+        ),
+    ],
+)
+def test_bad_large_model_options_write_nothing(
+    cli: Any, bare_repo: Path, args: tuple[str, ...], message: str
+) -> None:
+    repo = bare_repo
+    before = (repo / "apps" / "__init__.py").read_text()
+    run = cli("new", args[0], "big", *args[1:], "--", "python", "train.py")
+    assert run.code == 2
+    assert message in run.err
+    assert run.err.count("\n") == 1, run.err
+    assert not (repo / "apps" / "big.py").exists()
+    assert (repo / "apps" / "__init__.py").read_text() == before

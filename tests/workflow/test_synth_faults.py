@@ -30,7 +30,7 @@ def _edit_web(root: Path, old: str, new: str) -> None:
 
 def test_check_takes_no_lock(cli: Any, repo: Path) -> None:
     """issue 27: `synth --check` in a read-only checkout exited 3: it created its lock file."""
-    lock = repo / ".generated.lock"
+    lock = synth_lock.lock_path(repo / "generated")  # in the repository's .git
     lock.unlink(missing_ok=True)
     run = cli("synth", "--check")
     assert (run.code, run.err.strip()) == (0, "synth: generated/ is fresh")
@@ -48,7 +48,7 @@ def test_lock_that_cannot_be_created_is_a_usage_error(
     run = cli("synth", "--force")
     assert run.code == 2
     assert run.err == (
-        f"trainops: cannot create the lock file {Path('generated').parent / '.generated.lock'}: "
+        f"trainops: cannot create the lock file {repo / '.git' / 'trainops-generated.lock'}: "
         "Read-only file system; generated/ was not written\n"
     )
     assert _snapshot(repo / "generated") == before

@@ -104,6 +104,34 @@ def test_size_limit_counts_utf8_bytes() -> None:
     assert f"over the limit of {limits.MAX_DOCUMENT_BYTES} bytes" in doc.rejected.message
 
 
+def _document_of(size: int, character: str) -> str:
+    """A one-key document of exactly ``size`` UTF-8 bytes, its value made of ``character``."""
+    width = len(character.encode())
+    count = (size - len("k: \n")) // width
+    return "k: " + character * count + "x" * (size - len("k: \n") - count * width) + "\n"
+
+
+@pytest.mark.parametrize("over", [0, 1], ids=["exactly-3MiB", "one-byte-over"])
+@pytest.mark.parametrize(
+    "character", ["x", "é"], ids=["ascii", "two-byte"]
+)  # the C reader's path, and PyYAML's alone
+@pytest.mark.parametrize(
+    "before",
+    ["", "---\n", "--- # next\r\n", "a: 1\n---\n"],
+    ids=["bare", "marker", "marker-comment", "second"],
+)
+def test_the_marker_line_is_not_counted_into_the_size_limit(before: str, character: str, over: int) -> None:
+    # kubectl sends the lines between separators (apimachinery YAMLReader.Read): 3 MiB after --- is read
+    size = limits.MAX_DOCUMENT_BYTES + over
+    *_, last = stream_text(before + _document_of(size, character), "big.yaml")
+    assert isinstance(last, Document)
+    if over:
+        assert last.rejected is not None
+        assert last.rejected.message.startswith(f"document is {size} bytes, over the limit of")
+    else:
+        assert last.rejected is None and len(last.data["k"]) > 1 << 20
+
+
 def test_a_rejected_document_does_not_stop_the_file() -> None:
     text = "a: " + "[" * 200 + "]" * 200 + "\n---\nb: 1\n"
     items = list(stream_text(text, "f.yaml"))

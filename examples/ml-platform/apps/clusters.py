@@ -31,6 +31,7 @@ GPU_PROD = Cluster(
         "prometheus-operator": "v0.93.0",
         "argo-cd": "v3.5.1",
         "seldon-core": "v1.17.1",
+        "argo-rollouts": "v1.9.1",
         "gpu-operator": "v26.3.3",
     },
     storage_classes={"default": "alicloud-disk-essd", "shared": "alicloud-nas"},

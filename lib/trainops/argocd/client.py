@@ -66,6 +66,7 @@ from trainops.argocd.models import (
     ApplicationList,
     ApplicationTree,
     ErrorBody,
+    ResourceActionRequest,
     SyncRequest,
     dump_model,
     parse_model,
@@ -121,7 +122,21 @@ DELETE_RESOURCE = Endpoint(
     query=("namespace", "resourceName", "version", "group", "kind", "appNamespace"),
     response="applicationApplicationResponse",
 )
-ENDPOINTS: tuple[Endpoint, ...] = (LIST_APPLICATIONS, GET_APPLICATION, RESOURCE_TREE, SYNC, DELETE_RESOURCE)
+RUN_RESOURCE_ACTION = Endpoint(
+    "POST",
+    "/api/v1/applications/{name}/resource/actions/v2",
+    body="applicationResourceActionRunRequestV2",
+    response="applicationApplicationResponse",
+    idempotent=False,
+)
+ENDPOINTS: tuple[Endpoint, ...] = (
+    LIST_APPLICATIONS,
+    GET_APPLICATION,
+    RESOURCE_TREE,
+    SYNC,
+    DELETE_RESOURCE,
+    RUN_RESOURCE_ACTION,
+)
 """Every endpoint the client calls (checked against swagger.json by a test)."""
 
 
@@ -437,6 +452,13 @@ class ArgoCDClient:
         }
         query.update(_ns(app_namespace))
         self._call(DELETE_RESOURCE, {"name": app}, query=query)
+
+    def run_resource_action(self, request: ResourceActionRequest) -> None:
+        """``POST /api/v1/applications/{name}/resource/actions/v2`` (``RunResourceActionV2``, the
+        endpoint swagger documents; the v1 ``resource/actions`` is deprecated): run a resource action,
+        e.g. ``resume`` on a Rollout. Not retried on a 5xx answer (the action may have run)."""
+        params = {"name": request.name}
+        self._call(RUN_RESOURCE_ACTION, params, body=dump_model(request))
 
     # -- transport -------------------------------------------------------------------------
 

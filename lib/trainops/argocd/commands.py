@@ -1,4 +1,5 @@
-"""``trainops argocd apps|status|sync|wait|runs|prune-finished|health-checks|platform`` as plain functions.
+"""``trainops argocd apps|status|sync|wait|runs|prune-finished|promote|abort|health-checks|platform`` as
+plain functions.
 
 Each command takes a frozen options dataclass and returns an exit code: 0 ok; 1 the application is
 not what was asked for (``wait``: Degraded, a failed sync operation, or not Healthy/Synced before
@@ -30,7 +31,13 @@ from typing import Any, ParamSpec
 from trainops.argocd.client import ArgoCDClient, ClientConfig
 from trainops.argocd.errors import ArgoCDError, ConfigError, DeadlineError
 from trainops.argocd.health import ARGOCD_NAMESPACE, argocd_cm_patch, helm_values
-from trainops.argocd.models import Application, HealthStatus, SyncRequest
+from trainops.argocd.models import (
+    Application,
+    HealthStatus,
+    ResourceActionRequest,
+    ResourceStatus,
+    SyncRequest,
+)
 from trainops.argocd.runs import Run, list_runs
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK
 from trainops.core.findings import one_line
@@ -186,6 +193,32 @@ class PruneFinishedOptions:
         default_factory=ConnectionOptions, metadata=_help("Connection options.")
     )
     dry_run: bool = field(default=False, metadata=_help("Print what would be deleted; delete nothing."))
+
+
+@dataclass(frozen=True)
+class PromoteOptions:
+    """Options of ``argocd promote APP``: let the app's Argo Rollouts Rollouts go on (resource action)."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    rollout: str = field(default="", metadata=_help("Only the Rollout of this name. Default: every Rollout."))
+    full: bool = field(
+        default=False,
+        metadata=_help("Skip the remaining steps and analyses and go to 100 % (action promote-full)."),
+    )
+
+
+@dataclass(frozen=True)
+class AbortOptions:
+    """Options of ``argocd abort APP``: abort the app's Argo Rollouts Rollouts (back to the stable version)."""
+
+    app: str = field(metadata=_help("Application name."))
+    connection: ConnectionOptions = field(
+        default_factory=ConnectionOptions, metadata=_help("Connection options.")
+    )
+    rollout: str = field(default="", metadata=_help("Only the Rollout of this name. Default: every Rollout."))
 
 
 @dataclass(frozen=True)
@@ -535,6 +568,73 @@ def run_prune_finished(options: PruneFinishedOptions, env: Mapping[str, str] | N
     verb = "would delete" if options.dry_run else "deleted"
     print(f"{verb} {deleted} finished superseded runs, kept {kept} not finished", file=sys.stderr)
     return EXIT_OK
+
+
+#: Argo Rollouts' Rollout (group and kind as Argo CD lists it).
+ROLLOUT_GROUP, ROLLOUT_KIND = "argoproj.io", "Rollout"
+
+
+def _rollouts(app: Application, only: str) -> list[ResourceStatus]:
+    """The app's Rollouts still in git (``only``: the one of that name), sorted; ConfigError if none."""
+    found = sorted(
+        (
+            r
+            for r in app.resources
+            if r.group == ROLLOUT_GROUP and r.kind == ROLLOUT_KIND and not r.requires_pruning
+        ),
+        key=lambda r: (r.namespace, r.name),
+    )
+    if only:
+        found = [r for r in found if r.name == only]
+    if not found:
+        what = f"no Rollout named {only!r}" if only else "no Rollout"
+        raise ConfigError(f"application {app.name!r} has {what} (argoproj.io/Rollout among its resources)")
+    return found
+
+
+def _run_rollout_action(
+    connection: ConnectionOptions, env: Mapping[str, str] | None, app_name: str, only: str, action: str
+) -> int:
+    ns = connection.app_namespace
+    with _client(connection, env) as client:
+        rollouts = _rollouts(client.get_application(app_name, app_namespace=ns), only)
+        for rollout in rollouts:
+            client.run_resource_action(
+                ResourceActionRequest(
+                    name=app_name,
+                    namespace=rollout.namespace,
+                    resource_name=rollout.name,
+                    version=rollout.version,
+                    group=rollout.group,
+                    kind=rollout.kind,
+                    action=action,
+                    app_namespace=ns,
+                )
+            )
+            print(f"{action} {_gk(rollout.group, rollout.kind)} {rollout.namespace}/{rollout.name}")
+    print(f"ran {action} on {len(rollouts)} Rollout(s) of {app_name}", file=sys.stderr)
+    return EXIT_OK
+
+
+@_exit_on_error
+def run_promote(options: PromoteOptions, env: Mapping[str, str] | None = None) -> int:
+    """Run Argo CD's built-in Rollout action ``resume`` (go past the current pause: a blue-green
+    Rollout waiting for manual promotion switches to the new version; a canary goes to its next step)
+    or, with ``full``, ``promote-full`` (skip the remaining steps and analyses) on each Rollout of the
+    application, through ``RunResourceActionV2``.
+
+    Source: argo-cd v3.5.1 ``resource_customizations/argoproj.io/Rollout/actions`` (``resume``,
+    ``promote-full``, ``abort``) and ``docs/operator-manual/resource_actions.md``.
+    """
+    action = "promote-full" if options.full else "resume"
+    return _run_rollout_action(options.connection, env, options.app, options.rollout, action)
+
+
+@_exit_on_error
+def run_abort(options: AbortOptions, env: Mapping[str, str] | None = None) -> int:
+    """Run Argo CD's built-in Rollout action ``abort`` on each Rollout of the application: the
+    Rollouts controller scales the new version down and sends all traffic back to the stable one."""
+    return _run_rollout_action(options.connection, env, options.app, options.rollout, "abort")
 
 
 def run_health_checks(options: HealthChecksOptions) -> int:

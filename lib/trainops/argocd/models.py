@@ -141,6 +141,29 @@ class SyncRequest:
 
 
 @dataclass(frozen=True)
+class ResourceActionRequest:
+    """Body of ``POST /api/v1/applications/{name}/resource/actions/v2`` (``RunResourceActionV2``):
+    run the resource action ``action`` (e.g. ``resume``, ``promote-full``, ``abort`` on an Argo Rollouts
+    Rollout) on one live resource of the application.
+
+    Args:
+        name: the application. namespace, resource_name, version, group, kind: the resource (``group``
+        ``""`` for the core group). action: the action's name. app_namespace: namespace of the
+        Application; ``""`` for the default.
+    """
+
+    SWAGGER: ClassVar[tuple[str, ...]] = ("applicationResourceActionRunRequestV2",)
+    name: str = field(default="", metadata=_json("name"))
+    namespace: str = field(default="", metadata=_json("namespace"))
+    resource_name: str = field(default="", metadata=_json("resourceName"))
+    version: str = field(default="", metadata=_json("version"))
+    group: str = field(default="", metadata=_json("group"))
+    kind: str = field(default="", metadata=_json("kind"))
+    action: str = field(default="", metadata=_json("action"))
+    app_namespace: str = field(default="", metadata=_json("appNamespace"))
+
+
+@dataclass(frozen=True)
 class ErrorBody:
     """The error body of every endpoint (``runtimeError``): ``message`` and gRPC ``code``."""
 

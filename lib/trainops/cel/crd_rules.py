@@ -181,6 +181,8 @@ class _Rule:
     field_path: tuple[str, ...] = ()
     program: cel.Expression | None = None  # None: skipped or failed
     message_program: cel.Expression | None = None
+    message_source: str | None = None  # the messageExpression, when compiled
+    plain: bool = False  # compiled type-checked in the node's own environment (no oldSelf binding)
     error: str | None = None
 
 
@@ -201,6 +203,10 @@ class _Node:
     rules: list[_Rule] = field(default_factory=list)
     env: cel.Env | None = None
     subtree_has_rules: bool = False
+    #: The properties the node's own rules read (:func:`_self_fields`), ``None``: its whole value.
+    reads: frozenset[str] | None = None
+    #: The conjunction of the node's :attr:`_Rule.plain` rules (when two or more), evaluated first.
+    all_rules: cel.Expression | None = None
 
 
 _ENV_CONFIG = cel.NewEnvConfigFromYaml(k8s.ENV_CONFIG_YAML)
@@ -343,12 +349,19 @@ class _Compiler:
     (a rule's ``self`` type is its whole subtree's). A subtree without rules under a node without
     rules above it is left out (a Training Operator PyTorchJob schema has one transition rule, deep in
     ``runPolicy``: only the path to it is built, once in every worker process).
+
+    Evaluation is narrowed (``narrow``, the default; the plain reading is kept for the tests that
+    compare both): a node's ``self`` holds only the properties its rules select (:func:`_reads`:
+    TrainJob's root rules read ``self.metadata.name``, so its ``spec`` is not converted for them),
+    and its rules are first evaluated as one conjunction (:func:`_conjunction`), alone only when it
+    is not true. Reports are the same either way.
     """
 
-    def __init__(self, *, prune: bool = True) -> None:
+    def __init__(self, *, prune: bool = True, narrow: bool = True) -> None:
         self.records: list[RuleRecord] = []
         self._holds_rules: dict[int, bool] = {}
         self._prune = prune
+        self._narrow = narrow
 
     def holds_rules(self, schema: Any) -> bool:
         """Whether ``x-kubernetes-validations`` appears anywhere in ``schema`` (memoised by identity:
@@ -427,6 +440,9 @@ class _Compiler:
                         node.rules.append(rule)  # a transition rule is only in the census: never evaluated
         if node.rules:
             node.env = _env("plain", node.type_key, node.cel_type)
+            if self._narrow:  # else every rule's self is the whole value, each evaluated alone
+                node.reads = _reads(node)
+                node.all_rules = _conjunction(node.env, node.rules)
         node.subtree_has_rules = bool(node.rules) or any(
             child.subtree_has_rules
             for child in (*node.properties.values(), node.items, node.additional)
@@ -458,6 +474,7 @@ class _Compiler:
                 status, note = "skipped", TRANSITION_REASON
             else:
                 rule.program = program
+                rule.plain = not note and raw.get("optionalOldSelf") is not True
             message_expression = raw.get("messageExpression")
             if isinstance(message_expression, str) and message_expression.strip():
                 message_program, _, _ = self._compile_expression(
@@ -468,9 +485,10 @@ class _Compiler:
                         f"messageExpression must evaluate to a string, not {_type_name(message_program.return_type())}"
                     )
                 rule.message_program = message_program
+                rule.message_source = message_expression
         except (RuntimeError, ValueError) as err:
             status, note = "error", _clean_error(str(err))
-            rule.program, rule.message_program, rule.error = None, None, note
+            rule.program, rule.message_program, rule.message_source, rule.error = None, None, None, note
         self.records.append(RuleRecord(position, rule.source, status, note))
         return rule
 
@@ -502,6 +520,77 @@ class _Compiler:
         if program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
             raise ValueError(f"the rule must evaluate to a bool, not {_type_name(program.return_type())}")
         return program, note, transition
+
+
+#: CEL tokens, enough to find where ``self`` is used: comments, string and bytes literals (quoted
+#: and triple-quoted; raw literals are told apart by :func:`_self_fields`), identifiers, other
+#: characters one at a time.
+_CEL_TOKEN = re.compile(
+    r"""//[^\n]*|\s+|[bB]?(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")"""
+    r"|[A-Za-z_][A-Za-z0-9_]*|\S",
+    re.DOTALL,
+)
+
+
+@lru_cache(maxsize=1024)
+def _self_fields(source: str) -> frozenset[str] | None:
+    """The fields of ``self`` a CEL expression reads, when it uses ``self`` only as ``self.f``,
+    ``self.?f`` or ``has(self.f)`` (CEL field names: escaped property names); ``None`` when it may
+    read more (``self`` alone, ``self.f(...)`` a method of ``self``, ``self[k]``) or the text is not
+    understood (a raw string literal, which escapes differently). A value that holds only these
+    fields gives the expression the same result, error or message as the whole value.
+    """
+    fields: set[str] = set()
+    tokens = [t for t in _CEL_TOKEN.findall(source) if not t.isspace() and not t.startswith("//")]
+    for i, token in enumerate(tokens):
+        if token.lower() in ("r", "rb", "br") and tokens[i + 1 : i + 2] and tokens[i + 1][:1] in "'\"":
+            return None  # a raw string: not tokenised by these rules
+        if token != "self" or (i > 0 and tokens[i - 1] == "."):
+            continue  # not the variable (``x.self`` is a field of x)
+        rest = tokens[i + 1 : i + 4]
+        if rest[:1] != ["."]:
+            return None
+        name_at = 2 if rest[1:2] == ["?"] else 1
+        name = rest[name_at] if len(rest) > name_at else ""
+        following = tokens[i + 1 + name_at + 1 : i + 1 + name_at + 2]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or following == ["("]:
+            return None
+        fields.add(name)
+    return frozenset(fields)
+
+
+def _reads(node: _Node) -> frozenset[str] | None:
+    """The properties of an object node (names as in the schema) its rules and message expressions
+    read, or ``None`` for all of them (see :func:`_self_fields`; other kinds: always ``None``).
+    At the root of a resource, ``apiVersion``, ``kind`` and ``metadata`` are always given."""
+    if node.kind != "object":
+        return None
+    wanted: set[str] = set()
+    for rule in node.rules:
+        if rule.program is None:
+            continue  # a compile error is reported without evaluating anything
+        for source in (rule.source, rule.message_source):
+            fields = _self_fields(source) if source is not None else frozenset()
+            if fields is None:
+                return None
+            wanted |= fields
+    return frozenset(name for name, keys in node.cel_keys.items() if wanted.intersection(keys))
+
+
+def _conjunction(env: cel.Env, rules: Sequence[_Rule]) -> cel.Expression | None:
+    """One program ``(r1) && (r2) && ...`` of the :attr:`_Rule.plain` rules of a node, when it has two
+    or more and no rule failed to compile, or ``None``. CEL's ``&&`` is true only when every operand
+    is true (an error or a non-bool operand makes it false or an error), so a true conjunction means
+    every one of these rules holds and need not be evaluated alone; otherwise each is."""
+    if any(rule.error is not None for rule in rules):
+        return None
+    sources = [rule.source for rule in rules if rule.plain]
+    if len(sources) < 2:
+        return None
+    try:
+        return env.compile(" && ".join(f"({source}\n)" for source in sources))
+    except RuntimeError:
+        return None
 
 
 def _kind(schema: Mapping[str, Any]) -> str:
@@ -635,7 +724,10 @@ def _visit(node: _Node, raw: Any, parts: tuple[_PathPart, ...], need: bool, task
     if raw is None:
         return None
     slot = -1
+    reads: frozenset[str] | None = None  # the properties the value needs, None: all
     if node.rules:
+        if not need:  # only this node's rules read the value: only what they select
+            reads = node.reads
         slot, need = len(tasks), True
         tasks.append(None)
     value: Any = None
@@ -646,11 +738,15 @@ def _visit(node: _Node, raw: Any, parts: tuple[_PathPart, ...], need: bool, task
             child = node.properties.get(name)
             if child is None or (node.resource_root and name == "metadata"):
                 continue
+            child_need = need and (reads is None or name in reads)
+            if not (child_need or child.subtree_has_rules):
+                continue
             present, child_raw = _present(child, raw, name)
-            if present and (need or child.subtree_has_rules):
-                child_value = _visit(child, child_raw, (*parts, name), need, tasks)
-                for key in node.cel_keys[name]:
-                    out[key] = child_value
+            if present:
+                child_value = _visit(child, child_raw, (*parts, name), child_need, tasks)
+                if child_need:
+                    for key in node.cel_keys[name]:
+                        out[key] = child_value
         if node.resource_root:
             for key in ("apiVersion", "kind"):
                 if isinstance(raw.get(key), str):
@@ -719,7 +815,6 @@ def _failure_message(rule: _Rule, activation: cel.Activation) -> str:
 
 
 def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable[CelViolation]:
-    path = _json_path(parts)
     activation: cel.Activation | None = None
     activation_error = ""
     if node.env is not None:
@@ -727,9 +822,14 @@ def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable
             activation = node.env.Activation({"self": value})
         except Exception as err:
             activation_error = _clean_error(str(err))
+    all_hold = (
+        node.all_rules is not None and activation is not None and _run(node.all_rules, activation) is True
+    )
     for rule in node.rules:
+        if all_hold and rule.plain:
+            continue  # held in the conjunction
         if rule.error is not None:
-            yield CelViolation(path, f"rule compile error: {rule.error}", rule.source)
+            yield CelViolation(_json_path(parts), f"rule compile error: {rule.error}", rule.source)
             continue
         if rule.program is None:
             continue  # transition rule: see the census
@@ -737,10 +837,12 @@ def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable
             _EvalError(activation_error) if activation is None else _run(rule.program, activation)
         )
         if isinstance(outcome, _EvalError):
-            yield CelViolation(path, f"rule evaluation error: {outcome.detail}", rule.source)
+            yield CelViolation(_json_path(parts), f"rule evaluation error: {outcome.detail}", rule.source)
         elif isinstance(outcome, str):
             yield CelViolation(
-                path, "rule evaluation error: the rule evaluated to string, not bool", rule.source
+                _json_path(parts),
+                "rule evaluation error: the rule evaluated to string, not bool",
+                rule.source,
             )
         elif not outcome:
             assert activation is not None

@@ -1,5 +1,5 @@
 """``trainops argocd ...``: the Argo CD REST client commands (``apps``, ``status``, ``sync``, ``wait``,
-``runs``, ``prune-finished``, ``health-checks``, ``platform``).
+``runs``, ``prune-finished``, ``promote``, ``abort``, ``health-checks``, ``platform``).
 
 Options are declared once, in the frozen options dataclasses of :mod:`trainops.argocd.commands`
 (name, type, default and ``metadata["help"]``); :func:`dataclass_command` turns each field into a
@@ -94,7 +94,7 @@ def dataclass_command(name: str, cls: type[Any], run: Callable[[Any], int]) -> c
 
 @click.group("argocd")
 def group() -> None:
-    """Talk to the Argo CD API: application status, sync, wait, training runs, health checks."""
+    """Talk to the Argo CD API: application status, sync, wait, training runs, rollouts, health checks."""
 
 
 for _name, _cls, _run in (
@@ -104,6 +104,8 @@ for _name, _cls, _run in (
     ("wait", argocd.WaitOptions, argocd.run_wait),
     ("runs", argocd.RunsOptions, argocd.run_runs),
     ("prune-finished", argocd.PruneFinishedOptions, argocd.run_prune_finished),
+    ("promote", argocd.PromoteOptions, argocd.run_promote),
+    ("abort", argocd.AbortOptions, argocd.run_abort),
     ("health-checks", argocd.HealthChecksOptions, argocd.run_health_checks),
 ):
     group.add_command(dataclass_command(_name, _cls, _run))

@@ -13,10 +13,18 @@ from trainops.cli import options
 from trainops.cli.explain import run_explain
 from trainops.cli.policy_vap import export_vap_command
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from trainops.pipeline import policy_check, policy_run, print_targets, resolve_targets, tree_notes
+from trainops.pipeline import (
+    policy_check,
+    policy_run,
+    print_targets,
+    repository_note,
+    resolve_targets,
+    tree_notes,
+)
 from trainops.policy.config import config_schema_text, load_config
 from trainops.policy.docs import LIST_FORMATS, ListFormat, render_list
 from trainops.policy.loader import load_pack
+from trainops.project import find_repository
 from trainops.report import write_report
 from trainops.schemas.catalog import default_cache_dir
 from trainops.yaml.walk import walk_inputs
@@ -68,16 +76,20 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
     if opts.cluster is not None and opts.facts is not None:
         raise UsageError("give --cluster or --facts, not both")
     walked = walk_inputs(opts.paths)
-    run = policy_run(config=opts.config, facts=opts.facts, show_waived=opts.show_waived)
+    repository = find_repository(walked.files)
+    run = policy_run(config=opts.config, facts=opts.facts, show_waived=opts.show_waived, root=repository)
     targets = resolve_targets(
         walked.files,
         cache_dir=default_cache_dir(),
         cluster=opts.cluster,
         facts=run.facts if opts.facts is not None else None,
+        root=repository,
     )
     for note in tree_notes(targets, opts.cluster):
         print(note, file=sys.stderr)
     if opts.verbose:
+        print(repository_note(repository), file=sys.stderr)
+        print(f"trainops: policy config: {run.config.source}", file=sys.stderr)
         print_targets(targets, file=sys.stderr)
     workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
     result = policy_check(walked.files, run, targets=targets, workers=workers)
@@ -119,6 +131,8 @@ def check_command(**kwargs: Any) -> None:
 
     A file under a synth tree (generated/<cluster>/, holding lock.json) has its own cluster's facts;
     any other file those of --cluster (or --facts), else of the first cluster of apps/clusters.py.
+    The repository (apps/clusters.py, policies/) is the one holding the checked files, else the
+    working directory's; -v names it and the policy config used.
 
     Exit 0 when clean, 1 on error findings (warnings too with --strict), 2 on usage errors.
     """

@@ -55,7 +55,7 @@ class SynthOptions:
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
-    """Run :func:`synth_locked` holding the output root's lock (``.generated.lock``,
+    """Run :func:`synth_locked` holding the output root's lock (``.git/trainops-generated.lock``,
     :func:`~trainops.synth.lock.output_lock`): one synth at a time per output root.
 
     ``--check`` writes nothing and takes no lock, so it runs in a read-only checkout.

@@ -16,7 +16,16 @@ import click
 from trainops.cli import options
 from trainops.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from trainops.core.findings import Finding, Result
-from trainops.pipeline import Text, check, policy_run, print_targets, resolve_targets, tree_notes
+from trainops.pipeline import (
+    Text,
+    check,
+    policy_run,
+    print_targets,
+    repository_note,
+    resolve_targets,
+    tree_notes,
+)
+from trainops.project import find_repository
 from trainops.report import write_report
 from trainops.schemas.catalog import default_cache_dir
 from trainops.validate.context import UnknownKinds, ValidateOptions
@@ -145,15 +154,19 @@ def run_validate(opts: ValidateCommand) -> int:
     found = walked.files if walked is not None else []
     files = [f for f in found if not excluded(f, opts.exclude)]
     stdin_name = opts.filename or "<stdin>"
+    names = [*files, stdin_name] if from_stdin else files
+    repository = find_repository(names)
     targets = resolve_targets(
-        [*files, stdin_name] if from_stdin else files,
+        names,
         cache_dir=opts.cache_dir or default_cache_dir(),
         cluster=opts.cluster,
         kubernetes_version=opts.kubernetes_version,
+        root=repository,
     )
     for note in tree_notes(targets, opts.cluster):
         print(note, file=sys.stderr)
     if opts.verbose:
+        print(repository_note(repository), file=sys.stderr)
         print_targets(targets, file=sys.stderr)
     inputs: list[str | Text] = list(files)
     if from_stdin:
@@ -167,7 +180,7 @@ def run_validate(opts: ValidateCommand) -> int:
                 ValidateOptions(unknown_kinds=opts.unknown_kinds),
                 workers=workers,
                 progress=progress,
-                policy=policy_run() if opts.policy else None,
+                policy=policy_run(root=repository) if opts.policy else None,
             )
     except MemoryError:  # each document is bounded; the findings of many together may not be
         first = next((item for item in inputs if isinstance(item, str)), opts.filename or "<stdin>")

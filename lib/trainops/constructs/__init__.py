@@ -12,6 +12,7 @@ from trainops.constructs._core.jobset import Dependency, FailurePolicy, FailureR
 from trainops.constructs._core.pod import Mount
 from trainops.constructs._core.protocols import AccessMode, ClaimSource, Scalable, ScrapeTarget, Selectable
 from trainops.constructs._core.topology import TopologyPlacement
+from trainops.constructs.analysis_template import AnalysisArg, AnalysisTemplate, JobMetric, PrometheusMetric
 from trainops.constructs.autoscaler import (
     Autoscaler,
     ExternalMetric,
@@ -47,6 +48,7 @@ from trainops.constructs.resource_flavor import ResourceFlavor
 from trainops.constructs.resource_quota import ResourceQuota
 from trainops.constructs.role import PolicyRule, Role
 from trainops.constructs.role_binding import RoleBinding
+from trainops.constructs.rollout_strategy import Analysis, BlueGreen, Canary
 from trainops.constructs.runtime_presets import runtime_preset
 from trainops.constructs.seldon_deployment import SeldonDeployment
 from trainops.constructs.service_account import ServiceAccount
@@ -66,7 +68,12 @@ __all__ = [
     "AccessMode",
     "AlertRule",
     "Algorithm",
+    "Analysis",
+    "AnalysisArg",
+    "AnalysisTemplate",
     "Autoscaler",
+    "BlueGreen",
+    "Canary",
     "ClaimSource",
     "ClusterQueue",
     "ClusterServingRuntime",
@@ -85,6 +92,7 @@ __all__ = [
     "GrafanaDashboard",
     "InferenceService",
     "JAXJob",
+    "JobMetric",
     "JobSet",
     "LLMEngine",
     "LLMServer",
@@ -107,6 +115,7 @@ __all__ = [
     "PodMonitor",
     "PodsMetric",
     "PolicyRule",
+    "PrometheusMetric",
     "PrometheusRule",
     "PyTorchJob",
     "RecordingRule",

@@ -32,16 +32,16 @@ from trainops.constructs._core.topology import (
 )
 from trainops.constructs.kubeflow import PodProps, ReplicaPod, scratch_paths
 from trainops.core.cluster import Cluster
+from trainops.core.gang import PODGROUP_OPERATOR, pod_group, pod_reference
+from trainops.core.jobset import POD_SUFFIX, pod_name
 from trainops.core.kinds import KIND_TABLE
-from trainops.core.naming import DNS1035_LABEL
+from trainops.core.naming import DNS1035_LABEL, DNS1123_LABEL_MAX
 
 __all__ = ["Dependency", "FailurePolicy", "FailureRule", "JobSet", "ReplicatedJob"]
 
 _KIND = "JobSet"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
 OPERATOR = KIND_TABLE[("jobset.x-k8s.io", _KIND)].operators[0]
-#: The random suffix the Job controller adds to a pod name (``-abcde``), counted by the webhook.
-_POD_SUFFIX = 6
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,10 @@ class JobSet(ObjectConstruct):
     place. Every Job is Indexed with ``parallelism`` = ``completions`` = ``pods`` and pod restart policy
     ``Never`` (a failed pod fails its Job, and the JobSet's ``failure_policy`` decides: restart the
     whole set up to ``max_restarts`` times, or fail). ``queue`` hands it to Kueue, which admits all of
-    its pods at once (gang admission); ``placement`` asks Kueue to place each replicated job's pods in
+    its pods at once (gang admission); without a queue, on a cluster that declares a gang scheduler
+    (``Cluster.gang_scheduler``), a JobSet of several pods gets a ``PodGroup`` of that scheduler named
+    as the run (``minMember``: every pod) and its pods name it and the scheduler
+    (:mod:`trainops.core.gang`); ``placement`` asks Kueue to place each replicated job's pods in
     one topology domain; ``exclusive_topology`` asks JobSet to give each Job a domain of its own (one
     Job per rack or block).
 
@@ -121,7 +124,8 @@ class JobSet(ObjectConstruct):
     Raises:
         ValueError: a bad prop (quoting prop and value), what JobSet's webhook rejects (see
             :mod:`trainops.constructs._core.jobset`), generated pod names longer than 63 characters
-            (``ValidateCreate``), a cluster without JobSet.
+            (``ValidateCreate``), a cluster without JobSet; gang scheduling without a queue on a cluster
+            that does not list ``podgroup`` in ``operators`` (no PodGroup CRD).
 
     Source: https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go,
     ``pkg/webhooks/jobset_webhook.go`` (``ValidateCreate``), https://jobset.sigs.k8s.io/docs/
@@ -213,8 +217,13 @@ class JobSet(ObjectConstruct):
         self._failure = failure_policy
         self._mounts: list[Mount] = []
         self._devices: DevicePlan | None = None
-        spec = self._spec()
-        self._name = self._check_names(run_once_name(self._base_name, spec))
+        self._gang = cluster.gang_scheduler if queue is None and total > 1 else None
+        if self._gang is not None and not cluster.has_operator(PODGROUP_OPERATOR):
+            raise ValueError(
+                f"{_KIND} cluster={cluster.name!r}: {total} pods gang-scheduled by {self._gang} need its PodGroup "
+                f"CRD (list {PODGROUP_OPERATOR} in operators), or give a queue for Kueue to admit them"
+            )
+        spec = self._named_spec()
         annotations = run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS])
         if self._exclusive is not None:
             annotations[EXCLUSIVE_TOPOLOGY] = self._exclusive
@@ -224,6 +233,13 @@ class JobSet(ObjectConstruct):
         self._api_object: Emitted = emit(
             self, {"apiVersion": API_VERSION, "kind": _KIND, "metadata": metadata, "spec": spec}
         )
+        self._pod_group: Emitted | None = None
+        if self._gang is not None:
+            group = pod_group(self._gang, self._name, self.pods)
+            group["metadata"]["annotations"] = run_once_annotations(options=[SKIP_DRY_RUN_OPTIONS])
+            if self._labels:
+                group["metadata"]["labels"] = dict(self._labels)
+            self._pod_group = emit(self, group, id="PodGroup")
 
     @property
     def replicated_jobs(self) -> tuple[str, ...]:
@@ -289,21 +305,43 @@ class JobSet(ObjectConstruct):
         self._respec()
 
     def _respec(self) -> None:
-        """Recompute the spec and the run-once name after an integration method changed them."""
+        """Recompute the spec and the run-once name after an integration method changed them (the
+        PodGroup of a gang-scheduled JobSet follows the name)."""
+        spec = self._named_spec()
+        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
+        if self._pod_group is not None:
+            self._pod_group.patch(replace_op("/metadata/name", self._name))
+
+    def _named_spec(self) -> dict[str, Any]:
+        """:meth:`_spec`, its run-once name (set as :attr:`name`, checked by :meth:`_check_names`), and on a
+        gang-scheduling cluster without a queue each pod's reference to the PodGroup of that name
+        (:func:`trainops.core.gang.pod_reference`: Volcano's ``scheduling.k8s.io/group-name`` annotation,
+        scheduler-plugins' ``scheduling.x-k8s.io/pod-group`` label, and the scheduler's name). The
+        name hashes the spec without the reference, which only repeats the name."""
         spec = self._spec()
         self._name = self._check_names(run_once_name(self._base_name, spec))
-        self._api_object.patch(replace_op("/metadata/name", self._name), replace_op("/spec", spec))
+        if self._gang is None:
+            return spec
+        labels, annotations, scheduler = pod_reference(self._gang, self._name)
+        for job in spec["replicatedJobs"]:
+            template = job["template"]["spec"]["template"]
+            metadata = template.setdefault("metadata", {})
+            for key, values in (("labels", labels), ("annotations", annotations)):
+                if values:
+                    metadata[key] = {**metadata.get(key, {}), **values}
+            template["spec"]["schedulerName"] = scheduler
+        return spec
 
     def _check_names(self, name: str) -> str:
         """``name`` if every Job and pod name JobSet generates from it is a DNS-1035 label of at most
         63 characters (``<jobset>-<job>-<index>-<pod index>-<5 random>``, ``ValidateCreate``)."""
         for job in self._jobs:
             replicas, pods = self._counts[job.name]
-            longest = f"{name}-{job.name}-{replicas - 1}-{pods - 1}"
-            if len(longest) + _POD_SUFFIX > 63:
+            longest = pod_name(name, job.name, replicas - 1, pods - 1)
+            if len(longest) > DNS1123_LABEL_MAX:
                 raise ValueError(
                     f"{_KIND} name={self._base_name!r}: pod names of replicated job {job.name!r} "
-                    f"({longest}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
+                    f"({longest.removesuffix(POD_SUFFIX)}-xxxxx) would exceed 63 characters; shorten the name or the replicated job's"
                 )
         return name
 

@@ -1,4 +1,5 @@
-"""``ModelServer``: a model-serving Deployment (TensorFlow Serving by default)."""
+"""``ModelServer``: a model-serving Deployment (TensorFlow Serving by default), or an Argo Rollouts
+``Rollout`` with a blue-green or canary strategy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,17 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from constructs import IValidation
+from jsii import implements
+
+from trainops.constructs._core.base import (
+    Construct,
+    ObjectConstruct,
+    add_check,
+    chart_namespace,
+    emit,
+    require_name,
+)
 from trainops.constructs._core.emission import Emitted, remove_op
 from trainops.constructs._core.pod import (
     TMP_PATH,
@@ -30,7 +41,18 @@ from trainops.constructs._core.props import (
     require_whole,
 )
 from trainops.constructs._core.protocols import ClaimSource
+from trainops.constructs.analysis_template import AnalysisTemplate
 from trainops.constructs.model_service import ModelService
+from trainops.constructs.rollout_strategy import (
+    POD_HASH_LABEL,
+    BlueGreen,
+    RolloutStrategy,
+    analysis_args,
+    analysis_metrics,
+    check_strategy,
+    second_service,
+    strategy_spec,
+)
 from trainops.constructs.server_presets import (
     STORAGE_INITIALIZER_IMAGE,
     TF_SERVING,
@@ -73,6 +95,16 @@ class ModelServer(ObjectConstruct):
     When an ``Autoscaler`` targets the server, ``spec.replicas`` is left out: the HPA owns it and
     Argo CD must not reset it on every sync.
 
+    With a ``strategy`` (:class:`~trainops.constructs.rollout_strategy.BlueGreen` or
+    :class:`~trainops.constructs.rollout_strategy.Canary`) the server is an argoproj.io/v1alpha1
+    ``Rollout`` with the same selector and pod template (the cluster must list ``argo-rollouts``), and
+    a child :class:`~trainops.constructs.analysis_template.AnalysisTemplate` ``<name>-analysis`` holds
+    the strategy's analysis. ``expose()`` then makes two Services: the active (stable) one named like
+    the server and the preview (canary) one; both carry ``podTargetLabels`` for their monitors.
+    A blue-green server, and a canary one on a cluster with a ``traffic_router``, must be exposed
+    (checked at synth). The HPA, PodDisruptionBudget and monitors target the Rollout as they would
+    the Deployment.
+
     Args:
         scope: the parent construct (a Chart; the Chart's namespace is the Deployment's namespace).
         id: construct id.
@@ -113,12 +145,15 @@ class ModelServer(ObjectConstruct):
         storage_initializer_image: the initializer image. Default: ``kserve/storage-initializer:v0.20.0``.
         gpus: GPUs per pod (``cluster.gpu_resource``; adds the cluster's GPU tolerations and node
             selector). Default: 0.
+        strategy: ``BlueGreen(...)`` or ``Canary(...)`` for a progressive rollout with analysis, or
+            ``None`` for a Deployment's rolling update. Default: ``None``.
 
     Raises:
         ValueError: a bad prop value, quoting prop and value (e.g. ``port=70000``, ``replicas=0``,
             an image without a tag, a ReadWriteOnce ``model_volume`` with several replicas, both
             ``model_uri`` and ``model_volume``, a ``model_uri`` scheme the storage initializer does
-            not know or with credentials in it).
+            not know or with credentials in it; a strategy on a cluster without argo-rollouts, a
+            canary weight outside 1..100, a preview Service named like the active one).
 
     Source: https://www.tensorflow.org/tfx/serving/docker,
     https://www.tensorflow.org/tfx/serving/api_rest#model_status_api,
@@ -127,6 +162,7 @@ class ModelServer(ObjectConstruct):
 
     KIND = "Deployment"
     API_VERSION = "apps/v1"
+    _strategy: RolloutStrategy | None = None
 
     def __init__(
         self,
@@ -156,6 +192,7 @@ class ModelServer(ObjectConstruct):
         model_credentials_secret: str | None = None,
         storage_initializer_image: str = STORAGE_INITIALIZER_IMAGE,
         gpus: int = 0,
+        strategy: RolloutStrategy | None = None,
     ) -> None:
         super().__init__(scope, id)
         self._cluster = cluster
@@ -317,6 +354,27 @@ class ModelServer(ObjectConstruct):
             pod_spec.update(gpu_placement(cluster))
         if account is not None:
             pod_spec["serviceAccountName"] = account
+        self._strategy: RolloutStrategy | None = None
+        self._second_service: str | None = None
+        self._second: ModelService | None = None
+        rollout: dict[str, Any] = {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
+        }
+        if strategy is not None:
+            self._strategy = check_strategy(strategy, cluster, self._replicas)
+            self._second_service = second_service(self._strategy, cluster, self._name)
+            template = self._analysis(self._strategy) if self._strategy.analysis is not None else None
+            rollout = strategy_spec(
+                self._strategy,
+                cluster,
+                server=self._name,
+                active=self._name,
+                second=self._second_service,
+                template=template,
+            )
+            if self._second_service is not None:
+                add_check(self, _ExposedValidation(self))
         self._object: dict[str, Any] = {
             "apiVersion": self.api_version,
             "kind": self.kind,
@@ -324,16 +382,53 @@ class ModelServer(ObjectConstruct):
             "spec": {
                 "replicas": self._replicas,
                 "selector": {"matchLabels": dict(self._selector)},
-                "strategy": {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
-                },
+                "strategy": rollout,
                 "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
             },
         }
         self._api_object: Emitted = emit(self, self._object)
 
+    def _analysis(self, strategy: RolloutStrategy) -> str:
+        """Create the child AnalysisTemplate ``<name>-analysis`` of ``strategy``; return its name."""
+        assert strategy.analysis is not None
+        namespace = chart_namespace(self)
+        if namespace is None:
+            raise ValueError(f"{_KIND} {self._name!r} strategy: the analysis needs the Chart's namespace")
+        metrics = analysis_metrics(
+            strategy.analysis,
+            self._cluster,
+            preset=self._preset.name,
+            model=self._model_name,
+            namespace=namespace,
+            port=self._port,
+            smoke_service=self._second_service,
+        )
+        template = AnalysisTemplate(
+            self, "Analysis", name=f"{self._name[:54]}-analysis", metrics=metrics, args=analysis_args()
+        )
+        return template.name
+
     # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        """``Rollout`` with a strategy, else ``Deployment``."""
+        return "Deployment" if self._strategy is None else "Rollout"
+
+    @property
+    def api_version(self) -> str:
+        """``argoproj.io/v1alpha1`` with a strategy, else ``apps/v1``."""
+        return "apps/v1" if self._strategy is None else "argoproj.io/v1alpha1"
+
+    @property
+    def strategy(self) -> RolloutStrategy | None:
+        """The rollout strategy, if any."""
+        return self._strategy
+
+    @property
+    def second_service(self) -> ModelService | None:
+        """The preview (blue-green) or canary Service ``expose()`` made, if any."""
+        return self._second
 
     @property
     def cluster(self) -> Cluster:
@@ -424,6 +519,12 @@ class ModelServer(ObjectConstruct):
         """
         if self._service is not None:
             raise ValueError(f"{_KIND} {self._name!r}: already exposed by Service {self._service.name!r}")
+        pod_labels = () if self._strategy is None else (POD_HASH_LABEL,)
+        if self._strategy is not None and name not in (None, self._name):
+            raise ValueError(
+                f"{_KIND} {self._name!r} expose name={name!r}: the Rollout's active Service is named like "
+                "the server"
+            )
         self._service = ModelService(
             self,
             "Service",
@@ -433,7 +534,18 @@ class ModelServer(ObjectConstruct):
             labels=labels,
             type=type,
             allow_exposure=allow_exposure,
+            pod_target_labels=pod_labels,
         )
+        if self._second_service is not None:
+            self._second = ModelService(
+                self,
+                "PreviewService" if isinstance(self._strategy, BlueGreen) else "CanaryService",
+                server=self,
+                port=port,
+                name=self._second_service,
+                labels=labels,
+                pod_target_labels=pod_labels,
+            )
         return self._service
 
     def mark_autoscaled(self, autoscaler: Autoscaler, *, max_replicas: int) -> None:
@@ -465,6 +577,23 @@ class ModelServer(ObjectConstruct):
         if self._cluster.kubernetes_minor >= 30:
             return {"sleep": {"seconds": seconds}}
         return {"exec": {"command": ["sleep", str(seconds)]}}
+
+
+@implements(IValidation)
+class _ExposedValidation:
+    """A blue-green (or traffic-routed canary) server's Rollout names Services only ``expose()`` makes."""
+
+    def __init__(self, server: ModelServer) -> None:
+        self._server = server
+
+    def validate(self) -> list[str]:
+        if self._server.service is not None:
+            return []
+        strategy = type(self._server.strategy).__name__
+        return [
+            f"{_KIND} {self._server.name!r} strategy={strategy}: call expose(); the Rollout names Services "
+            "that only expose() creates"
+        ]
 
 
 def _model_uri(uri: str) -> str:

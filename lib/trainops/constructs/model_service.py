@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
@@ -49,6 +49,8 @@ class ModelService(ObjectConstruct):
         type: ``ClusterIP``, ``LoadBalancer`` or ``NodePort``. Default: ``ClusterIP``.
         allow_exposure: the reason for a LoadBalancer or NodePort (required with them, refused
             with ClusterIP). Default: none.
+        pod_target_labels: pod labels a ServiceMonitor of this Service copies onto the scraped
+            series (e.g. Argo Rollouts' ``rollouts-pod-template-hash``). Default: none.
 
     Raises:
         ValueError: a bad port, name or label, quoting prop and value; an external type without a
@@ -71,9 +73,13 @@ class ModelService(ObjectConstruct):
         labels: Mapping[str, str] | None = None,
         type: ServiceType = "ClusterIP",
         allow_exposure: str | None = None,
+        pod_target_labels: Sequence[str] = (),
     ) -> None:
         super().__init__(scope, id)
         self._server = server
+        self._pod_target_labels = tuple(
+            require_labels(_KIND, "pod_target_labels", dict.fromkeys(pod_target_labels, ""))
+        )
         self._name = require_name(_KIND, "name", server.name if name is None else name, syntax=DNS1035_LABEL)
         self._port = require_whole(_KIND, "port", server.port if port is None else port, minimum=1)
         if self._port > 65535:
@@ -146,6 +152,11 @@ class ModelService(ObjectConstruct):
     def port_names(self) -> tuple[str, ...]:
         """Names of the Service ports."""
         return self._port_names
+
+    @property
+    def pod_target_labels(self) -> tuple[str, ...]:
+        """Pod labels a ServiceMonitor copies onto the series (``podTargetLabels``)."""
+        return self._pod_target_labels
 
     @property
     def type(self) -> ServiceType:

@@ -8,7 +8,7 @@ from typing import Any
 from trainops.constructs._core.argocd import SKIP_DRY_RUN_OPTIONS, argocd_annotations
 from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.props import duration_ms, require_labels, require_path
-from trainops.constructs._core.protocols import ScrapeTarget
+from trainops.constructs._core.protocols import PodLabelled, ScrapeTarget
 
 _KIND = "ServiceMonitor"
 
@@ -17,7 +17,9 @@ class ServiceMonitor(ObjectConstruct):
     """A monitoring.coreos.com/v1 ServiceMonitor (prometheus-operator v0.93) scraping a ``ModelService``.
 
     Selects the Service by its selector labels, in the Service's namespace (``namespaceSelector``),
-    and scrapes one endpoint by the Service's port name. Argo CD syncs it in wave ``1``, after the
+    and scrapes one endpoint by the Service's port name. A Service that names ``pod_target_labels``
+    (a Rollout's, whose pods carry ``rollouts-pod-template-hash``) gets them as ``podTargetLabels``, so
+    an analysis can tell the new version's series from the old one's. Argo CD syncs it in wave ``1``, after the
     Service, and skips the dry run when the CRD is not installed yet.
 
     Args:
@@ -93,6 +95,14 @@ class ServiceMonitor(ObjectConstruct):
         endpoint: dict[str, Any] = {"port": port, "path": path, "interval": interval, "scheme": "http"}
         if scrape_timeout is not None:
             endpoint["scrapeTimeout"] = scrape_timeout
+        spec: dict[str, Any] = {
+            "selector": {"matchLabels": service.selector},
+            "namespaceSelector": {"matchNames": [namespace]},
+            "endpoints": [endpoint],
+        }
+        pod_labels = service.pod_target_labels if isinstance(service, PodLabelled) else ()
+        if pod_labels:
+            spec["podTargetLabels"] = list(pod_labels)
         self._namespace: str | None = chart_namespace(self)
         emit(
             self,
@@ -100,11 +110,7 @@ class ServiceMonitor(ObjectConstruct):
                 "apiVersion": self.api_version,
                 "kind": self.kind,
                 "metadata": metadata,
-                "spec": {
-                    "selector": {"matchLabels": service.selector},
-                    "namespaceSelector": {"matchNames": [namespace]},
-                    "endpoints": [endpoint],
-                },
+                "spec": spec,
             },
         )
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.core.gang import SCHEDULERS
 from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN, qualified_name_problem, require
 
 OperatorName = Literal[
@@ -37,6 +38,9 @@ _DEVICE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 PINNED_REVISION = re.compile(r"^(?:[0-9a-f]{40}|v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]+)?)$")
 #: How a cluster's apps reach Argo CD (see :mod:`trainops.synth.delivery`).
 DeliveryMode = Literal["applicationset", "applications"]
+#: How a cluster splits traffic between two versions of a server, for Argo Rollouts canaries: an
+#: Istio VirtualService, or a Gateway API HTTPRoute through the Rollouts Gateway API plugin.
+TrafficRouter = Literal["istio", "gateway-api"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 #: Gang schedulers a cluster may declare (:attr:`Cluster.gang_scheduler`): Volcano
 #: (``scheduling.volcano.sh`` PodGroup) or the scheduler-plugins coscheduling plugin
 #: (``scheduling.x-k8s.io`` PodGroup).
-GANG_SCHEDULERS: tuple[str, ...] = ("volcano", "scheduler-plugins")
+GANG_SCHEDULERS: tuple[str, ...] = tuple(SCHEDULERS)
 #: Most levels a Kueue Topology has (``TopologySpec.levels`` ``MaxItems=16``).
 MAX_TOPOLOGY_LEVELS = 16
 
@@ -360,7 +364,8 @@ class Cluster:
         spot_node_labels: node labels of spot/preemptible nodes. Default: none.
         gang_scheduler: the gang scheduler the cluster runs (``volcano``, ``scheduler-plugins``;
             :data:`GANG_SCHEDULERS`), or ``None``: multi-node Kubeflow jobs that Kueue does not queue
-            get a ``runPolicy.schedulingPolicy`` for it. Default: ``None``.
+            get a ``runPolicy.schedulingPolicy`` for it, JobSets a PodGroup of it (list ``podgroup`` in
+            ``operators`` for its CRD). Default: ``None``.
         kueue_namespaces: namespaces whose jobs Kueue manages (they need a queue label). Default: none.
         external: objects that exist in the cluster without being rendered (PVCs, Secrets,
             queues, ...), seen by cross-object policy rules. Default: none.
@@ -378,6 +383,10 @@ class Cluster:
             ``https://git.example.com/ml/platform.git``.
         argocd_namespace: the namespace Argo CD runs in (its Applications, ApplicationSets and
             AppProjects live there). Default: ``"argocd"``.
+        traffic_router: how the cluster routes weighted traffic for Argo Rollouts canaries:
+            ``"istio"`` (a VirtualService) or ``"gateway-api"`` (an HTTPRoute, with the
+            ``argoproj-labs/gatewayAPI`` plugin registered in ``argo-rollouts-config``), or ``None``
+            (canaries shift traffic by replica counts). Default: ``None``.
         topology: the network topology levels of the GPU nodes for Kueue Topology Aware Scheduling
             (:class:`ClusterTopology`; needs ``kueue``), or ``None``. Default: ``None``.
         platform: how the components of ``operators`` are installed (:class:`PlatformSettings`).
@@ -425,6 +434,7 @@ class Cluster:
     delivery: DeliveryMode = "applicationset"
     repo_url: str = "https://git.example.com/ml/platform.git"
     argocd_namespace: str = "argocd"
+    traffic_router: TrafficRouter | None = None
     # Large-model training (issue 33): topology levels (gang admission: ``gang_scheduler`` above, Kueue).
     topology: ClusterTopology | None = None
     # --- MultiKueue and Dynamic Resource Allocation (issue 33 points 4-5) ---
@@ -476,6 +486,10 @@ class Cluster:
         if self.cluster_class is not None:
             require(DNS1123_LABEL, "Cluster", "cluster_class", self.cluster_class)
         require(DNS1123_LABEL, "Cluster", "argocd_namespace", self.argocd_namespace)
+        if self.traffic_router not in (None, "istio", "gateway-api"):
+            raise ValueError(
+                f"Cluster traffic_router={self.traffic_router!r}: must be 'istio', 'gateway-api' or None"
+            )
         if self.delivery not in ("applicationset", "applications"):
             raise ValueError(
                 f"Cluster delivery={self.delivery!r}: must be 'applicationset' or 'applications'"

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.core.naming import KEY_LIMIT, shortened
+
 Level = Literal["error", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
 
@@ -121,12 +123,18 @@ def json_path(parts: Sequence[str | int]) -> str:
     """Render path parts as a JSON path: ``["spec", "containers", 0, "name"]`` → ``$.spec.containers[0].name``.
 
     Keys that are not simple identifiers are quoted: ``$.metadata.labels['app.kubernetes.io/name']``.
+    A key longer than :data:`~trainops.core.naming.KEY_LIMIT` characters (longer than any key the
+    API server accepts) is :func:`~trainops.core.naming.shortened` as messages shorten values, and so
+    quoted, ending in ``…``: a 2 MB key does not make a 2 MB report.
     """
     out = ["$"]
     for part in parts:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif _SIMPLE_KEY.match(part):
+            continue
+        if len(part) > KEY_LIMIT:
+            part = shortened(part, KEY_LIMIT)
+        if _SIMPLE_KEY.match(part):
             out.append(f".{part}")
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")
@@ -157,6 +165,11 @@ def parse_json_path(path: str) -> tuple[str | int, ...]:
             parts.append(re.sub(r"\\(.)", r"\1", quoted))
         position = match.end()
     return tuple(parts)
+
+
+#: Characters of a finding's message: the longest the pack and the validator write on the upstream
+#: examples is about 260; a longer one quotes a value from the document whole (a rule's message).
+MESSAGE_LIMIT = 1000
 
 
 def one_line(text: str) -> str:

@@ -630,6 +630,13 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
         ),
         operators=("kueue",),
     ),
+    # Gang-scheduler PodGroups (volcano-sh/volcano v1.15.1 ``scheduling.volcano.sh/v1beta1``,
+    # kubernetes-sigs/scheduler-plugins v0.34.7 ``scheduling.x-k8s.io/v1alpha1``): one per run of a
+    # gang-scheduled job, named as the run (:mod:`trainops.core.gang`).
+    *(
+        KindInfo(group, "PodGroup", (version,), lifecycle="run-once", operators=("podgroup",))
+        for group, version in (("scheduling.volcano.sh", "v1beta1"), ("scheduling.x-k8s.io", "v1alpha1"))
+    ),
     KindInfo("argoproj.io", "Workflow", pod_specs=_argo("spec"), trial=True),
     KindInfo("argoproj.io", "WorkflowTemplate", pod_specs=_argo("spec")),
     KindInfo("argoproj.io", "ClusterWorkflowTemplate", pod_specs=_argo("spec")),

@@ -139,9 +139,25 @@ def byte_len(value: str) -> int:
     return len(value) if value.isascii() else len(value.encode("utf-8"))
 
 
-def quoted(value: str, limit: int = 80) -> str:
-    """``value`` in double quotes, shortened to ``limit`` characters, for messages."""
-    text = value if len(value) <= limit else value[: limit - 1] + "…"
+#: Characters of a document's value that messages quote.
+QUOTE_LIMIT = 80
+#: Characters of a mapping key in a finding's JSON path, and of its object's kind, name and
+#: namespace: the longest key the API server accepts where it checks keys (a qualified name, ``<DNS
+#: subdomain of 253>/<name of 63>``, ``IsQualifiedName`` in apimachinery ``util/validation``), so no
+#: valid key or name is ever cut.
+KEY_LIMIT = DNS1123_SUBDOMAIN_MAX + 1 + QUALIFIED_NAME_MAX
+
+
+def shortened(value: str, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` cut to ``limit`` characters, the last one ``…`` when it was cut: how findings quote a
+    document's values (:data:`QUOTE_LIMIT`) and keys and names (:data:`KEY_LIMIT`) whatever their size,
+    so a 2 MB key does not make a 2 MB report."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def quoted(value: str, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` in double quotes, :func:`shortened` to ``limit`` characters, for messages."""
+    text = shortened(value, limit)
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

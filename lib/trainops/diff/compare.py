@@ -5,7 +5,9 @@ of a run-once object (``kinds.RUN_ONCE``, named ``<base>-<hash6>``) is its ``tra
 label, so a re-hashed training job is a *new run of <base>* with a field-level diff against the
 previous run, not a deletion plus an addition. Objects absent on one side in one cluster and
 present on the other side in another are *moved*; an object removed and another added with the
-same group, kind and spec hash is *renamed*.
+same group, kind and spec hash is *renamed*. A changed pod template of an Argo Rollouts ``Rollout``
+(a new image or model of a server) is a *rollout*: the controller runs it as a blue-green or canary
+release, not as a replacement of pods; so is a Deployment that becomes a Rollout of the same name.
 
 What reviewers must notice is flagged as :data:`Attention`:
 
@@ -17,7 +19,10 @@ What reviewers must notice is flagged as :data:`Attention`:
 - ``moved``: an object moves between clusters;
 - ``platform-upgrade``: a platform Application (``trainops.core.platform``) moves its component to
   another release, listing the API versions the cluster's objects still use that the new release
-  removes or deprecates (from the platform catalog's CRD versions).
+  removes or deprecates (from the platform catalog's CRD versions);
+- ``rollout``: a new version of a server rolls out through Argo Rollouts (how: its strategy), or a
+  Deployment is replaced by a Rollout (its pods go when Argo CD prunes it, before the Rollout's are
+  ready).
 
 Files that differ between the sides but are not compared (binary, too large, symbolic links, not
 YAML a parser reads) are listed in :attr:`TreeDiff.skipped`, so a diff never reads "no changes"
@@ -40,8 +45,12 @@ from trainops.core.kinds import RUN_ONCE, group_of
 from trainops.core.platform import CLUSTER_LABEL, COMPONENT_LABEL, VERSION_LABEL, upgrade_impact
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION, run_of
 
-ChangeKind = Literal["added", "removed", "changed", "new-run", "moved", "renamed"]
-Attention = Literal["new-run", "data-deleted", "immutable", "protected", "moved", "platform-upgrade"]
+ChangeKind = Literal["added", "removed", "changed", "new-run", "moved", "renamed", "rollout"]
+Attention = Literal[
+    "new-run", "data-deleted", "immutable", "protected", "moved", "platform-upgrade", "rollout"
+]
+#: Argo Rollouts' Rollout, as (group, kind).
+ROLLOUT = ("argoproj.io", "Rollout")
 
 #: Fields the API server refuses to change on update, by (group, kind): path prefixes as tuples
 #: (``"*"`` matches any key). Sources (kubernetes ``pkg/apis/*/validation``):
@@ -270,6 +279,10 @@ def compare(
             continue
         fields = tuple(field_diff(before.obj, after.obj))
         kind: ChangeKind = "new-run" if before.name != after.name and _is_run_once(identity) else "changed"
+        if (identity.group, identity.kind) == ROLLOUT and any(
+            f.path.startswith("$.spec.template") for f in fields
+        ):
+            kind = "rollout"
         changes.append(Change(kind, identity, after.app, before, after, fields))
     # moved between clusters: same identity apart from the cluster
     by_rest: dict[tuple[str, str, str, str], list[Identity]] = {}
@@ -304,6 +317,18 @@ def compare(
             changes.append(
                 Change(
                     "renamed", identity, after.app, before, after, tuple(field_diff(before.obj, after.obj))
+                )
+            )
+    # a Deployment that becomes a Rollout of the same name (a server gains a rollout strategy)
+    for identity in sorted(list(added), key=_order):
+        if (identity.group, identity.kind) != ROLLOUT:
+            continue
+        source = Identity(identity.cluster, "apps", "Deployment", identity.namespace, identity.base)
+        if source in removed:
+            before, after = removed.pop(source), added.pop(identity)
+            changes.append(
+                Change(
+                    "rollout", identity, after.app, before, after, tuple(field_diff(before.obj, after.obj))
                 )
             )
     changes += [Change("added", i, s.app, None, s) for i, s in added.items()]
@@ -434,6 +459,48 @@ def _hide(value: Any, secrets: tuple[str, ...]) -> Any:
     return REDACTED if any(secret in text for secret in secrets) else value
 
 
+def rollout_reason(change: Change) -> str:
+    """One line on how a ``rollout`` change reaches the cluster: the images that change and the
+    Rollout's strategy (or the Deployment it replaces)."""
+    assert change.new is not None
+    ident, new = change.identity, change.new
+    if change.old is not None and change.old.obj.get("kind") == "Deployment":
+        return (
+            f"Deployment {ident.base} becomes a Rollout: Argo CD prunes the Deployment's pods while the "
+            "Rollout's start (keep both for one sync, or migrate with workloadRef)"
+        )
+    images = [
+        f"{f.old} → {f.new}"
+        for f in change.fields
+        if f.path.startswith("$.spec.template") and f.path.endswith(".image")
+    ]
+    what = f"image {', '.join(images)}" if images else "new pod template"
+    return f"new version of Rollout {new.name} ({what}) rolls out {_strategy_text(new.obj)}"
+
+
+def _strategy_text(obj: dict[str, Any]) -> str:
+    """``blue-green (preview resnet-preview, pre-promotion analysis, manual promotion)`` and the like."""
+    strategy = _dict(_dict(obj.get("spec")).get("strategy"))
+    blue_green, canary = _dict(strategy.get("blueGreen")), _dict(strategy.get("canary"))
+    notes: list[str] = []
+    if blue_green:
+        notes.append(f"preview {blue_green.get('previewService', '?')}")
+        if blue_green.get("prePromotionAnalysis"):
+            notes.append("pre-promotion analysis")
+        notes.append(
+            "manual promotion" if blue_green.get("autoPromotionEnabled") is False else "automatic promotion"
+        )
+        return f"blue-green ({', '.join(notes)})"
+    steps = [s for s in canary.get("steps") or () if isinstance(s, dict)]
+    weights = [str(s["setWeight"]) for s in steps if "setWeight" in s]
+    notes.append(f"weights {', '.join(weights)} %" if weights else "no steps")
+    if any("analysis" in s for s in steps) or canary.get("analysis"):
+        notes.append("analysis")
+    if any(s.get("pause") == {} for s in steps):
+        notes.append("manual promotion")
+    return f"canary ({', '.join(notes)})"
+
+
 def _is_run_once(identity: Identity) -> bool:
     return (identity.group, identity.kind) in RUN_ONCE
 
@@ -511,6 +578,8 @@ def _with_attention(change: Change, protected: set[str]) -> Change:
             )
         elif change.run_once and any(f.path.startswith("$.spec") for f in change.fields):
             flags.append(("immutable", f"run-once {ident.kind} spec changed in place without a new name"))
+    if change.change == "rollout" and change.new is not None:
+        flags.append(("rollout", rollout_reason(change)))
     if change.change == "moved" and change.old is not None:
         flags.append(("moved", f"moves from cluster {change.old.cluster} to {ident.cluster}"))
     clusters = {ident.cluster, change.old.cluster if change.old is not None else ident.cluster}

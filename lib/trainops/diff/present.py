@@ -18,8 +18,17 @@ _VERB = {
     "new-run": "new run",
     "moved": "moved",
     "renamed": "renamed",
+    "rollout": "rollout",
 }
-_SIGN = {"added": "+", "removed": "-", "changed": "~", "new-run": "»", "moved": ">", "renamed": "~"}
+_SIGN = {
+    "added": "+",
+    "removed": "-",
+    "changed": "~",
+    "new-run": "»",
+    "moved": ">",
+    "renamed": "~",
+    "rollout": "»",
+}
 #: Values longer than this are shortened in text and markdown (json has them whole).
 _MAX_VALUE = 120
 
@@ -44,6 +53,10 @@ def headline(change: Change) -> str:
     new = change.new.name if change.new is not None else ""
     if change.change == "new-run":
         return f"new run of {ident.base}: {ident.kind} {where}{old} → {new}"
+    if change.change == "rollout":
+        if change.old is not None and change.old.obj.get("kind") != ident.kind:
+            return f"rollout of {ident.base}: {change.old.obj.get('kind')} {where}{old} becomes {ident.kind}"
+        return f"rollout of {ident.base}: {ident.kind} {where}{new}"
     if change.change == "renamed":
         return f"renamed: {ident.kind} {where}{old} → {new}"
     if change.change == "moved" and change.old is not None:

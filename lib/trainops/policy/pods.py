@@ -23,6 +23,7 @@ from trainops.core.kinds import (
 from trainops.core.kinds import POD_KINDS as POD_KINDS  # re-exported: the KINDS of pod-level rules
 from trainops.core.kinds import TRAINING_CONTAINER as TRAINING_CONTAINER  # re-exported for the rules
 from trainops.core.kinds import pod_templates as _pod_templates
+from trainops.core.kueue_tas import dig as dig  # re-exported: ``node[k1][k2]...`` or ``None``
 from trainops.core.quantity import QuantityError, parse_quantity
 
 _RUNTIMES: Final = frozenset(
@@ -125,20 +126,6 @@ def all_containers(obj: dict[str, Any], *, ephemeral: bool = True) -> Iterator[C
     """:func:`containers` of every pod spec of ``obj``."""
     for site in pod_templates(obj):
         yield from containers(site, ephemeral=ephemeral)
-
-
-def dig(node: Any, *keys: str | int) -> Any:
-    """``node[k1][k2]...`` or ``None`` when a step is missing or of the wrong type."""
-    for key in keys:
-        if isinstance(node, dict):
-            if isinstance(key, int):
-                return None
-            node = node.get(key)
-        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return None
-    return node
 
 
 def quantity(value: Any) -> Fraction | None:

@@ -25,6 +25,7 @@ ANY_VALUE_LABELS = frozenset(
         "controller-uid",
         "batch.kubernetes.io/controller-uid",
         "pod-template-hash",
+        "rollouts-pod-template-hash",
         "statefulset.kubernetes.io/pod-name",
         "apps.kubernetes.io/pod-index",
         "jobset.sigs.k8s.io/job-index",

@@ -15,15 +15,27 @@ from trainops.core.atomic import atomic_write
 from trainops.core.errors import UsageError
 from trainops.core.naming import DNS1123_LABEL, require
 from trainops.scaffold.register import register
-from trainops.scaffold.templates import KINDS, OPERATORS, TEMPLATES, Kind, Mount, Request, module_name
+from trainops.scaffold.templates import (
+    KINDS,
+    OPERATORS,
+    QUEUED_KINDS,
+    TEMPLATES,
+    Kind,
+    Mount,
+    Placement,
+    Request,
+    module_name,
+)
 
 __all__ = [
     "KINDS",
     "OPERATORS",
+    "QUEUED_KINDS",
     "TEMPLATES",
     "Created",
     "Kind",
     "Mount",
+    "Placement",
     "Request",
     "create_app",
     "module_name",

@@ -18,6 +18,10 @@ Kind = Literal["pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving"
 
 #: Every kind ``trainops new`` knows, in help order.
 KINDS: tuple[Kind, ...] = ("pytorchjob", "tfjob", "mpijob", "xgboostjob", "katib", "serving", "kserve")
+#: The kinds whose job takes a Kueue queue and a topology placement (``--queue``, ``--placement``).
+QUEUED_KINDS: tuple[Kind, ...] = ("pytorchjob", "tfjob", "mpijob", "xgboostjob")
+#: How a placement binds (:class:`trainops.constructs.TopologyPlacement` ``required`` or ``preferred``).
+PlacementMode = Literal["required", "preferred"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,19 @@ class Mount:
 
     claim: str
     path: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    """``--placement [required:|preferred:]LEVEL``: the topology level a job's pods share.
+
+    Args:
+        level: a level of the target clusters' topology (short name such as ``rack``, or node label).
+        mode: ``required`` (one domain or the job waits) or ``preferred``. Default: ``required``.
+    """
+
+    level: str
+    mode: PlacementMode = "required"
 
 
 @dataclass(frozen=True)
@@ -53,6 +70,8 @@ class Request:
         model_format: kserve model format, e.g. ``sklearn``, ``pytorch``. Default: ``sklearn``.
         storage_uri: kserve model location (``s3://``, ``gs://``, ``pvc://``...); else the first
             ``data`` claim and path.
+        queue: Kueue LocalQueue of a training job (:data:`QUEUED_KINDS`), or ``None``. Default: ``None``.
+        placement: topology placement of a queued training job, or ``None``. Default: ``None``.
     """
 
     kind: Kind
@@ -74,6 +93,8 @@ class Request:
     metric: str = "loss"
     model_format: str = "sklearn"
     storage_uri: str | None = None
+    queue: str | None = None
+    placement: Placement | None = None
 
 
 def module_name(app: str) -> str:
@@ -137,7 +158,16 @@ def _training_args(
     args += [f"cpu={q(request.cpu or '4')}", f"memory={q(request.memory or '16Gi')}"]
     if request.env:
         args.append("env={" + ", ".join(f"{q(k)}: {q(v)}" for k, v in request.env) + "}")
+    if request.queue is not None:
+        args.append(f"queue={q(request.queue)}")
+    if request.placement is not None:
+        args.append(f"placement=TopologyPlacement({request.placement.mode}={q(request.placement.level)})")
     return args
+
+
+def _imports(request: Request, *constructs: str) -> list[str]:
+    """The constructs a training template imports: ``constructs`` and ``TopologyPlacement`` when placed."""
+    return [*constructs, *(["TopologyPlacement"] if request.placement is not None else [])]
 
 
 def pytorchjob(request: Request) -> str:
@@ -156,7 +186,12 @@ def pytorchjob(request: Request) -> str:
         ),
     ]
     body += [f"    job.mount({q(m.claim)}, {q(m.path)})" for m in request.data]
-    return _header(request, summary, ["PyTorchJob"]) + "\n".join(body) + "\n" + _app(request, summary)
+    return (
+        _header(request, summary, _imports(request, "PyTorchJob"))
+        + "\n".join(body)
+        + "\n"
+        + _app(request, summary)
+    )
 
 
 def _kubeflow_job(
@@ -177,7 +212,12 @@ def _kubeflow_job(
         + call(construct, ["chart", q("Job"), "cluster=cluster", *args], 4),
     ]
     body += [f"    job.mount({q(m.claim)}, {q(m.path)})" for m in request.data]
-    return _header(request, summary, [construct]) + "\n".join(body) + "\n" + _app(request, summary)
+    return (
+        _header(request, summary, _imports(request, construct))
+        + "\n".join(body)
+        + "\n"
+        + _app(request, summary)
+    )
 
 
 def tfjob(request: Request) -> str:

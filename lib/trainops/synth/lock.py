@@ -1,11 +1,14 @@
-"""One ``trainops synth`` at a time per output root: a file lock on ``.<out>.lock`` beside it.
+"""One ``trainops synth`` at a time per output root: a file lock that git does not see.
 
 Two synths writing one ``generated/`` (a developer's editor hook and a terminal, two CI jobs on a
 shared runner) would otherwise race on the swap of ``generated/<cluster>``. The second waits, saying
 so on stderr, and fails with a one-line error after :data:`DEFAULT_TIMEOUT` seconds. The lock is an
 ``fcntl`` lock (``filelock.FileLock``), released by the kernel when its holder exits, so a killed
-synth leaves no stale lock. The file sits beside the output root (``.generated.lock``, git-ignored),
-not in it, so ``generated/`` holds only generated files.
+synth leaves no stale lock. The lock file is never removed (unlinking a file another process waits
+on would let a third lock a new file), so it is kept where it bothers no one (:func:`lock_path`):
+inside the git directory of the repository holding the output root (``.git/trainops-generated.lock``;
+``git status`` never lists it, whatever the repository's ``.gitignore``), else beside the output
+root (``.generated.lock``), never in it, so ``generated/`` holds only generated files.
 """
 
 from __future__ import annotations
@@ -26,8 +29,40 @@ TIMEOUT_ENV = "TRAINOPS_LOCK_TIMEOUT"
 
 
 def lock_path(out: Path) -> Path:
-    """The lock file of output root ``out``: ``generated`` → ``.generated.lock`` beside it."""
+    """The lock file of output root ``out`` (a path that need not exist yet).
+
+    In a git work tree (the nearest directory at or above ``out``'s parent holding ``.git``, a
+    directory, or a file naming the git directory of a linked worktree or submodule): a file in the
+    git directory named after ``out``'s path in the work tree, e.g. ``<root>/generated`` →
+    ``<root>/.git/trainops-generated.lock``, ``<root>/deploy/out`` → ``.git/trainops-deploy-out.lock``.
+    Elsewhere: ``.<name>.lock`` beside ``out``, e.g. ``generated`` → ``.generated.lock``.
+    """
+    parent = out.parent.resolve()
+    for directory in (parent, *parent.parents):
+        git_dir = _git_dir(directory)
+        if git_dir is not None:
+            where = (parent / out.name).relative_to(directory).as_posix().replace("/", "-")
+            return git_dir / f"trainops-{where}.lock"
     return out.parent / f".{out.name}.lock"
+
+
+def _git_dir(directory: Path) -> Path | None:
+    """The git directory of the work tree rooted at ``directory``, or ``None`` when it is not one:
+    ``directory/.git`` when that is a directory, the ``gitdir:`` it names when it is a file (git's
+    ``read_gitfile``; a relative path is relative to ``directory``)."""
+    dot_git = directory / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if not dot_git.is_file():
+        return None
+    try:
+        first = dot_git.read_text(encoding="utf-8", errors="replace").partition("\n")[0]
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    named = directory / first.removeprefix("gitdir:").strip()
+    return named if named.is_dir() else None
 
 
 def _stderr(message: str) -> None:
@@ -41,7 +76,8 @@ def output_lock(
     """Hold the lock of output root ``out`` for the block; yields the lock file's path.
 
     Args:
-        out: the output root, e.g. ``generated`` (its parent is created when missing).
+        out: the output root, e.g. ``generated``; the directory of its lock file
+            (:func:`lock_path`) is created when missing.
         timeout: seconds to wait for another holder; default ``TRAINOPS_LOCK_TIMEOUT`` or
             :data:`DEFAULT_TIMEOUT`.
         notify: told once, in one line, when the lock is held by another process and this one waits.

@@ -174,6 +174,28 @@ def utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+#: A ``---`` line that only separates documents: the marker, then blanks or a comment, to the line
+#: break (go-yaml's ``is_break``; CR LF is one) or the end of the text.
+_SEPARATOR_LINE = re.compile(r"---[ \t]*(?:#[^\n\r\x85\u2028\u2029]*)?(?:\r\n|[\n\r\x85\u2028\u2029]|\Z)")
+
+
+def document_size(text: str) -> int:
+    """Size in UTF-8 bytes of one document ``text`` (from the start of its first line) as kubectl
+    sends it, compared with :data:`MAX_DOCUMENT_BYTES`: without the ``---`` line that starts it when
+    that line only separates documents (blanks or a comment after the marker). kubectl's reader
+    never puts such a line into a document (``YAMLReader.Read``, k8s.io/apimachinery v0.36
+    ``pkg/util/yaml/decoder.go``: a line starting with ``---`` and only a comment or spaces after it
+    ends the buffer and is not written to it), so a document of exactly 3 MiB after ``---`` passes.
+    As :func:`utf8_size`, exact only when it could matter for the limit.
+    """
+    size = utf8_size(text)
+    if text.startswith("---"):
+        separator = _SEPARATOR_LINE.match(text)
+        if separator is not None:
+            size -= utf8_size(separator.group())
+    return size
+
+
 def parse_memory_limit(raw: str) -> int:
     """``TRAINOPS_MEMORY_LIMIT`` as bytes: ``"4G"``, ``"512M"``, ``"1048576"``; ``0`` means none.
 

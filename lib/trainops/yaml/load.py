@@ -35,7 +35,8 @@ import yaml
 from trainops import _accel as accel
 from trainops.core.credentials import document_secrets, redact
 from trainops.core.errors import UsageError
-from trainops.core.findings import Finding, Issue, json_path, one_line
+from trainops.core.findings import MESSAGE_LIMIT, Finding, Issue, json_path, one_line
+from trainops.core.naming import KEY_LIMIT, shortened
 from trainops.core.rules import RuleInfo, register
 from trainops.yaml import limits
 
@@ -196,10 +197,10 @@ def locate_issues(
     namespace = metadata.get("namespace")
     # The same for every finding of the document.
     file, index = document.file, document.index
-    api_version = one_line(api_version) if isinstance(api_version, str) else None
-    kind = one_line(kind) if isinstance(kind, str) else None
-    namespace = one_line(namespace) if isinstance(namespace, str) else None
-    name = one_line(name) if isinstance(name, str) else None
+    api_version = _identity(api_version)
+    kind = _identity(kind)
+    namespace = _identity(namespace)
+    name = _identity(name)
     findings = []
     secrets = _secrets_of(document, data)
     for issue in unique:
@@ -208,7 +209,7 @@ def locate_issues(
             Finding(
                 rule=issue.rule,
                 level=issue.level,
-                message=redact(one_line(issue.message), secrets),
+                message=shortened(redact(one_line(issue.message), secrets), MESSAGE_LIMIT),
                 file=file,
                 line=line,
                 column=column,
@@ -223,6 +224,12 @@ def locate_issues(
             )
         )
     return findings
+
+
+def _identity(value: Any) -> str | None:
+    """A string of the object's identity (apiVersion, kind, name, namespace) as findings carry it:
+    one line, at most :data:`~trainops.core.naming.KEY_LIMIT` characters; else ``None``."""
+    return shortened(one_line(value), KEY_LIMIT) if isinstance(value, str) else None
 
 
 @dataclass
@@ -292,7 +299,9 @@ def stream_text(
         return
     index = index_offset
     for piece, line in pieces:  # the faster path (trainops._accel): the same documents
-        parsed = accel.parse_block(piece) if len(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        parsed = (
+            accel.parse_block(piece) if limits.document_size(piece) <= limits.MAX_DOCUMENT_BYTES else None
+        )
         if parsed is not None:
             yield Document(path, index, parsed[0], None, [], line_offset + line, piece, values=parsed[1:])
             index += 1
@@ -325,7 +334,7 @@ def _plain_stream(text: str, path: str, line_offset: int, index_offset: int) -> 
             index += 1
     if stop is not None:  # the rest holds the error that stopped the parser: read it for its finding
         start, line, error = stop
-        if limits.utf8_size(text[start:error]) > limits.MAX_DOCUMENT_BYTES:
+        if limits.document_size(text[start:error]) > limits.MAX_DOCUMENT_BYTES:
             yield _limit_finding(
                 path,
                 index,
@@ -427,7 +436,7 @@ def _out_of_memory(rest: bool = False) -> str:
 
 def _over_limits(text: str, path: str, line_offset: int, index: int) -> Document | None:
     """A rejected document when ``text`` (one document) is over the size or depth limit."""
-    size = limits.utf8_size(text)
+    size = limits.document_size(text)
     if size > limits.MAX_DOCUMENT_BYTES:
         return _rejected(
             path,

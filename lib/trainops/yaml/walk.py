@@ -9,8 +9,10 @@ Two rules (issue 24 point 6, issue 27):
 * **A walk stays inside the walked directory.** Walking a named directory follows a symbolic link
   only when it resolves inside that directory (so a pull request cannot make CI read a runner's
   credentials through a link, and a link cannot make the walk loop); any other link is left out
-  with a ``yaml`` error finding naming the link and the directory. Entries whose name starts with
-  a dot are skipped, as ``git`` tools and ``kubectl apply -R`` users expect.
+  with a ``yaml`` error finding naming the link and the directory. A link named like a YAML file
+  (``*.yaml``, ``*.yml``) that points to a directory is not followed either: a finding says so, as
+  for every other entry with a YAML name that is not read (a broken link, a FIFO). Entries whose
+  name starts with a dot are skipped, as ``git`` tools and ``kubectl apply -R`` users expect.
 
 Only regular files are ever opened: a FIFO, socket or device found by a walk is left out with a
 finding (opening a FIFO blocks until something writes to it); one named on the command line is a
@@ -40,7 +42,8 @@ class Inputs:
         files: paths to read, as named or as found under a named directory (joined to it), in
             argument order and sorted within each directory walk.
         findings: ``yaml`` error findings for entries a walk left out (links leaving the walked
-            directory, broken or looping links, FIFOs, sockets and devices).
+            directory, broken or looping links, links named ``*.yaml`` to a directory, FIFOs,
+            sockets and devices).
     """
 
     files: list[str] = field(default_factory=list)
@@ -138,6 +141,11 @@ def _walk(top: Path, boundary: Path, found: Inputs) -> None:
                     found.findings.append(finding(str(path), f"cannot read: {exc.strerror}"))
                 continue
             if entry.is_symlink() and followed is None:
+                continue
+            if followed is not None and candidate and stat.S_ISDIR(mode):
+                found.findings.append(
+                    finding(str(path), f"symlink to the directory {followed}, not a YAML file; not read")
+                )
                 continue
             if followed is not None and (stat.S_ISDIR(mode) or (candidate and stat.S_ISREG(mode))):
                 links.append((path, followed))  # followed once the real entries are taken

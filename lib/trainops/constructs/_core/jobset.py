@@ -7,16 +7,18 @@ failure policies, network, exclusive placement per topology domain.
 ``pkg/webhooks/jobset_webhook.go`` ``ValidateCreate`` (``dependsOn`` of the first replicated job,
 ``dependsOn`` naming an earlier replicated job, success-policy targets, the network subdomain),
 ``validateFailurePolicy`` (rule names, targets, job failure reasons); the JobSet CRD's own CEL rules
-(StartupPolicy ``InOrder`` and ``dependsOn`` are mutually exclusive) are checked too.
+(StartupPolicy ``InOrder`` and ``dependsOn`` are mutually exclusive) are checked too. The webhook's
+constants and name rules live in :mod:`trainops.core.jobset`, which the ``jobset-webhook`` validation
+family also uses on hand-written JobSets.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from trainops.core.jobset import GATED_ACTIONS, JOB_FAILURE_REASONS, rule_name_problem
 from trainops.core.naming import DNS1035_LABEL, DNS1123_SUBDOMAIN, require
 
 API_VERSION: Final = "jobset.x-k8s.io/v1alpha2"
@@ -30,19 +32,7 @@ FailureAction = Literal[
     "RestartJob",
     "RestartJobAndIgnoreMaxRestarts",
 ]
-#: ``validOnJobFailureReasons`` (batch/v1 Job failure condition reasons).
-JOB_FAILURE_REASONS: Final = (
-    "BackoffLimitExceeded",
-    "DeadlineExceeded",
-    "FailedIndexes",
-    "MaxFailedIndexesExceeded",
-    "PodFailurePolicy",
-)
-#: ``ruleNameFmt`` of the JobSet webhook; names of 1 to 128 characters.
-RULE_NAME: Final = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 _FAILURE_ACTIONS: Final = FailureAction.__args__  # type: ignore[attr-defined]
-#: Actions the ``RestartJob`` feature gate (alpha, off by default in v0.12.0) must enable.
-_GATED_ACTIONS: Final = ("RestartJob", "RestartJobAndIgnoreMaxRestarts")
 
 
 @dataclass(frozen=True)
@@ -217,11 +207,9 @@ def _failure_policy(owner: str, failure: FailurePolicy, names: Sequence[str]) ->
     seen: set[str] = set()
     rules: list[dict[str, Any]] = []
     for rule in failure.rules:
-        if not isinstance(rule.name, str) or not 1 <= len(rule.name) <= 128 or not RULE_NAME.match(rule.name):
-            raise ValueError(
-                f"{owner} failure rule name={rule.name!r}: must start with a letter, then letters, digits, "
-                "'_', ',' or ':', end with a letter, digit or '_', 1-128 characters"
-            )
+        problem = rule_name_problem(rule.name)
+        if problem:
+            raise ValueError(f"{owner} failure rule name={rule.name!r}: {problem}")
         if rule.name in seen:
             raise ValueError(f"{owner} failure rule name={rule.name!r}: rule names must be unique")
         seen.add(rule.name)
@@ -229,7 +217,7 @@ def _failure_policy(owner: str, failure: FailurePolicy, names: Sequence[str]) ->
             raise ValueError(
                 f"{owner} failure rule {rule.name!r} action={rule.action!r}: must be one of {', '.join(_FAILURE_ACTIONS)}"
             )
-        if rule.action in _GATED_ACTIONS:
+        if rule.action in GATED_ACTIONS:
             raise ValueError(
                 f"{owner} failure rule {rule.name!r} action={rule.action!r}: needs JobSet's RestartJob feature gate (off by default)"
             )

@@ -5,7 +5,7 @@ mounts anything that is a :class:`ClaimSource`, a ``RoleBinding`` grants anythin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from trainops.core.cluster import Cluster
@@ -122,4 +122,14 @@ class ScrapeTarget(Protocol):
     @property
     def cluster(self) -> Cluster:
         """The target cluster."""
+        ...
+
+
+@runtime_checkable
+class PodLabelled(Protocol):
+    """A Service whose monitors copy pod labels onto the series (``podTargetLabels``)."""
+
+    @property
+    def pod_target_labels(self) -> tuple[str, ...]:
+        """The pod label names."""
         ...

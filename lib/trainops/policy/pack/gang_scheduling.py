@@ -1,13 +1,16 @@
 """Multi-pod training jobs are admitted all or nothing: through Kueue (a ``kueue.x-k8s.io/queue-name``
 label) where the cluster runs it, else through the cluster's gang scheduler (Kubeflow jobs set
-``runPolicy.schedulingPolicy``, a PodGroup with minAvailable).
+``runPolicy.schedulingPolicy``, a PodGroup with minAvailable; the pods of a JobSet or of an Indexed
+batch Job of several pods name their PodGroup and the scheduler: Volcano's
+``scheduling.k8s.io/group-name`` annotation and ``schedulerName: volcano``, scheduler-plugins'
+``scheduling.x-k8s.io/pod-group`` label and ``schedulerName: scheduler-plugins-scheduler``).
 
 Why: without gang admission, pods of one job are placed one by one; two jobs that each got half
 their workers hold their GPUs and wait for each other forever (a resource deadlock). Kueue admits a
 queued workload's pods together (with ``waitForPodsReady`` in Kueue's configuration it also evicts a
 workload whose pods do not all start); a gang scheduler (Volcano, scheduler-plugins coscheduling)
-binds none of a PodGroup's pods until all fit. A multi-pod job (Kubeflow jobs, JobSet, TrainJob) on
-a cluster known to run neither, or on a Kueue cluster without a queue label and without a gang
+binds none of a PodGroup's pods until all fit. A multi-pod job (Kubeflow jobs, JobSet, TrainJob, an
+Indexed batch Job with ``parallelism`` > 1) on a cluster known to run neither, or on a Kueue cluster without a queue label and without a gang
 scheduler, is flagged.
 
 Options: none (the gang scheduler and Kueue come from the cluster facts; when it is not known
@@ -52,9 +55,9 @@ FAIL:
             spec:
               containers: [{name: pytorch, image: registry.example.com/train:1.0}]
 
-Remediation: Queue the job in Kueue (queue-name label), or set spec.runPolicy.schedulingPolicy.minAvailable to the pods the job needs on a gang-scheduling cluster.
+Remediation: Queue the job in Kueue (queue-name label), or on a gang-scheduling cluster set spec.runPolicy.schedulingPolicy.minAvailable (Kubeflow jobs) or make the pods name their PodGroup and the gang scheduler (JobSet, batch Job).
 
-Source: https://github.com/kubeflow/trainer/blob/release-1.9/pkg/apis/kubeflow.org/v1/common_types.go (SchedulingPolicy); https://kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/
+Source: https://github.com/kubeflow/trainer/blob/release-1.9/pkg/apis/kubeflow.org/v1/common_types.go (SchedulingPolicy); https://kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/; https://github.com/volcano-sh/apis/blob/master/pkg/apis/scheduling/v1beta1/labels.go (KubeGroupNameAnnotationKey); https://github.com/kubernetes-sigs/scheduler-plugins/blob/v0.34.7/apis/scheduling/v1alpha1/types.go (PodGroupLabel)
 """
 
 from __future__ import annotations
@@ -63,15 +66,21 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from trainops.core.findings import Issue, Level
-from trainops.core.kinds import KUBEFLOW_JOBS, TRAINING_JOBS, group_kind
+from trainops.core.gang import SCHEDULERS, reference_problem
+from trainops.core.kinds import KUBEFLOW_JOBS, KindGroup, group_kind
 from trainops.core.rules import register
-from trainops.policy.placement import queued, total_pods
+from trainops.policy.placement import pod_sets, queued, total_pods
 from trainops.policy.pods import dig, replicas_of
 from trainops.policy.rule import Context, describe
 
 ID = "gang-scheduling"
 LEVEL: Level = "warning"
-KINDS = TRAINING_JOBS
+_JOB = ("batch", "Job")
+#: Training jobs (:data:`trainops.core.kinds.TRAINING_JOBS`) and batch Jobs.
+KINDS = KindGroup(lambda info: info.training or info.key == _JOB)
+#: Kinds whose pods name their PodGroup themselves (the others: the operator creates it, or, for a
+#: TrainJob, the runtime's ``podGroupPolicy`` does).
+_POD_GROUP_KINDS = frozenset({("jobset.x-k8s.io", "JobSet"), _JOB})
 CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
@@ -80,6 +89,8 @@ RULE = register(describe(ID, LEVEL, __doc__))
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
     """A job of several pods: admitted by Kueue, or gang-scheduled with a sane minAvailable."""
     facts = ctx.facts
+    if group_kind(obj) == _JOB and dig(obj, "spec", "completionMode") != "Indexed":
+        return  # a work-queue or fixed-count Job, not one program over several pods
     kubeflow = group_kind(obj) in KUBEFLOW_JOBS
     total = sum(r.replicas for r in replicas_of(obj)) if kubeflow else total_pods(obj)
     if total <= 1:
@@ -105,6 +116,8 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             )
         return
     if not kubeflow:
+        if group_kind(obj) in _POD_GROUP_KINDS and facts.gang_scheduler in SCHEDULERS:
+            yield from _pod_group_references(obj, facts.gang_scheduler, total)
         return
     policy = dig(obj, "spec", "runPolicy", "schedulingPolicy")
     where = ("spec", "runPolicy", "schedulingPolicy")
@@ -122,3 +135,19 @@ def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterato
             f"schedulingPolicy.minAvailable {minimum} is not within 1..{total} pods",
             ID,
         )
+
+
+def _pod_group_references(obj: dict[str, Any], scheduler: str, total: int) -> Iterator[Issue]:
+    """Each pod template of a JobSet or batch Job names its PodGroup and the gang scheduler
+    (:func:`trainops.core.gang.reference_problem`)."""
+    for pod_set in pod_sets(obj):
+        parts = pod_set.site.parts
+        template = dig(obj, *parts[:-1])
+        if not isinstance(template, dict):
+            continue
+        metadata, spec = template.get("metadata"), template.get("spec")
+        problem = reference_problem(
+            scheduler, metadata if isinstance(metadata, dict) else {}, spec if isinstance(spec, dict) else {}
+        )
+        if problem:
+            yield Issue(parts[:-1], f"job of {total} pods without a queue: {problem}", ID)

@@ -1,5 +1,6 @@
-"""Deployments roll out with ``RollingUpdate``, set ``terminationGracePeriodSeconds`` explicitly, and
-containers that serve a port have a ``preStop`` hook.
+"""Deployments roll out with ``RollingUpdate`` (an Argo Rollouts Rollout's blue-green or canary
+strategy counts as rolling), set ``terminationGracePeriodSeconds`` explicitly, and containers that
+serve a port have a ``preStop`` hook.
 
 Why: ``Recreate`` takes the endpoint down for the whole model load; without a preStop delay the
 pod leaves the endpoints after it stops accepting requests, so in-flight inference requests fail
@@ -63,14 +64,17 @@ from trainops.policy.rule import Context, describe
 
 ID = "graceful-rollout"
 LEVEL: Level = "warning"
-KINDS = frozenset({("apps", "Deployment")})
+KINDS = frozenset({("apps", "Deployment"), ("argoproj.io", "Rollout")})
 CONF: dict[str, dict[str, Any]] = {}
 DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 
 def check(conf: Mapping[str, Any], obj: dict[str, Any], ctx: Context) -> Iterator[Issue]:
-    """Strategy, grace period, and preStop on port-serving containers."""
+    """Strategy, grace period, and preStop on port-serving containers (a Rollout that takes its pods
+    from a Deployment, ``workloadRef``, has no template of its own: the Deployment is checked)."""
+    if dig(obj, "spec", "workloadRef") is not None:
+        return
     strategy = dig(obj, "spec", "strategy", "type")
     if strategy not in (None, "RollingUpdate") and not _single_with_claim(obj):
         yield Issue(

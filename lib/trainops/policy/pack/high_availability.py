@@ -1,4 +1,4 @@
-"""Deployments and StatefulSets run at least ``min-replicas`` pods (their HPA's minReplicas when an
+"""Deployments, StatefulSets and Argo Rollouts Rollouts run at least ``min-replicas`` pods (their HPA's minReplicas when an
 HPA scales them) and spread them with pod anti-affinity or topology spread constraints.
 
 Why: one replica means every node drain, OOM kill or rollout is an outage of the model endpoint;
@@ -68,7 +68,7 @@ CONF: dict[str, dict[str, Any]] = {"min-replicas": {"type": "integer", "minimum"
 DEFAULT: dict[str, Any] = {"min-replicas": 2}
 RULE = register(describe(ID, LEVEL, __doc__))
 
-TARGETS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet")})
+TARGETS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("argoproj.io", "Rollout")})
 HPA = ("autoscaling", "HorizontalPodAutoscaler")
 NAMESPACE = ("", "Namespace")
 #: The label the API server puts on every Namespace, its name (``NamespaceDefaultLabelName``).
@@ -100,7 +100,7 @@ def check_all(
         if group_kind(o) == NAMESPACE and isinstance(name := metadata_of(o).get("name"), str)
     }
     for index, obj in enumerate(objects):
-        if group_kind(obj) not in TARGETS:
+        if group_kind(obj) not in TARGETS or dig(obj, "spec", "workloadRef") is not None:
             continue
         meta = metadata_of(obj)
         hpa = scaled.get((as_str(meta.get("namespace")), as_str(obj.get("kind")), as_str(meta.get("name"))))

@@ -66,7 +66,12 @@ DEFAULT: dict[str, Any] = {}
 RULE = register(describe(ID, LEVEL, __doc__))
 
 SERVING_KINDS = frozenset(
-    {("apps", "Deployment"), ("apps", "StatefulSet"), ("serving.kserve.io", "InferenceService")}
+    {
+        ("apps", "Deployment"),
+        ("apps", "StatefulSet"),
+        ("argoproj.io", "Rollout"),
+        ("serving.kserve.io", "InferenceService"),
+    }
 )
 NETWORK_POLICY = ("networking.k8s.io", "NetworkPolicy")
 

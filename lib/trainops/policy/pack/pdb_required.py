@@ -9,7 +9,7 @@ Options: ``unhealthy-pod-eviction-policy``: the policy every PodDisruptionBudget
 (``AlwaysAllow``); an empty string skips that check.
 
 Default: enabled, level warning, ``unhealthy-pod-eviction-policy: AlwaysAllow``. Workloads are
-Deployments and StatefulSets (KServe and Seldon create their own Deployments, out of the rendered set).
+Deployments, StatefulSets and Argo Rollouts Rollouts (KServe and Seldon create their own Deployments, out of the rendered set).
 
 PASS:
 
@@ -72,7 +72,7 @@ RULE = register(describe(ID, LEVEL, __doc__))
 
 PDB: Final = ("policy", "PodDisruptionBudget")
 #: Workloads a budget protects.
-WORKLOADS: Final = frozenset({("apps", "Deployment"), ("apps", "StatefulSet")})
+WORKLOADS: Final = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("argoproj.io", "Rollout")})
 
 
 def check_all(
@@ -104,7 +104,11 @@ def check_all(
                 ),
             )
     for index, obj in enumerate(objects):
-        if group_kind(obj) not in WORKLOADS or index in protected:
+        if (
+            group_kind(obj) not in WORKLOADS
+            or index in protected
+            or dig(obj, "spec", "workloadRef") is not None
+        ):
             continue
         meta = metadata_of(obj)
         name, namespace = meta.get("name"), meta.get("namespace")

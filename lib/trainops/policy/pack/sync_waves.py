@@ -1,8 +1,10 @@
-"""Argo CD sync waves order the set: namespaces, quotas, queues and runtimes before the workloads;
+"""Argo CD sync waves order the set: namespaces, quotas, queues, runtimes and analysis templates
+before the workloads;
 PVCs in the wave of the workloads that mount them; monitors and autoscalers after the workloads.
 
 Why: a workload synced in the same wave as its LocalQueue or ClusterTrainingRuntime races it: Kueue
-rejects the job, or the TrainJob's webhook rejects the missing runtime and the sync fails; a
+rejects the job, or the TrainJob's webhook rejects the missing runtime and the sync fails (a Rollout
+synced before its AnalysisTemplate is marked ``InvalidSpec`` until the controller retries); a
 ServiceMonitor before its Service alerts on a missing target. A PVC in an earlier wave than the pod
 that mounts it never lets the sync finish when its StorageClass binds on first consumer
 (``WaitForFirstConsumer``): Argo CD waits for the earlier wave to be healthy, and the claim stays
@@ -93,6 +95,8 @@ EARLY = frozenset(
         ("trainer.kubeflow.org", "TrainingRuntime"),
         ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
         ("scheduling.k8s.io", "PriorityClass"),
+        ("argoproj.io", "AnalysisTemplate"),
+        ("argoproj.io", "ClusterAnalysisTemplate"),
     }
 )
 LATE = frozenset(
@@ -104,7 +108,8 @@ LATE = frozenset(
     }
 )
 _ISVC = ("serving.kserve.io", "InferenceService")
-MAIN = KindGroup(lambda info: info.workload or info.run_once or info.key == _ISVC)
+_ROLLOUT = ("argoproj.io", "Rollout")
+MAIN = KindGroup(lambda info: info.workload or info.run_once or info.key in (_ISVC, _ROLLOUT))
 
 
 def check_all(

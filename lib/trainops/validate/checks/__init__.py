@@ -16,14 +16,17 @@ from trainops.validate.checks import (
     cel,
     deprecated_api,
     dra,
+    jobset,
     list_map,
     networking_rbac,
     pod_fields,
+    rollouts,
     schema,
     security_context,
     services_storage,
     workloads,
 )
+from trainops.validate.checks.kueue_webhook import CHECK as KUEUE_WEBHOOK
 from trainops.validate.checks.lws_webhook import CHECK as LWS_WEBHOOK
 from trainops.validate.checks.secret_literal import CHECK as SECRET_LITERAL
 from trainops.validate.context import Check, Family
@@ -50,5 +53,4 @@ CHECKS: tuple[Check, ...] = (
     cel.CHECK,
     deprecated_api.CHECK,
 )
-CHECKS += (SECRET_LITERAL,)
-CHECKS += (LWS_WEBHOOK,)
+CHECKS += (SECRET_LITERAL, LWS_WEBHOOK, jobset.CHECK, KUEUE_WEBHOOK, rollouts.CHECK)

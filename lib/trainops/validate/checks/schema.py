@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema_rs
 
 from trainops.core.findings import Issue
+from trainops.core.naming import quoted, shortened
 from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import KindSchema
 from trainops.validate.context import Check, DocumentContext
@@ -92,7 +93,7 @@ def _explain(error: Any, data: dict[str, Any]) -> Iterable[Issue]:
     if name == "AdditionalProperties":
         for field_name in kind.unexpected:
             yield Issue(
-                (*parts, field_name), f'unknown field "{field_name}"', RULE.id, "additionalProperties"
+                (*parts, field_name), f"unknown field {quoted(field_name)}", RULE.id, "additionalProperties"
             )
         return
     if name == "Required":
@@ -138,5 +139,4 @@ def type_name(value: Any) -> str:
 def _short(value: Any, limit: int = 60) -> str:
     if value is None:
         return ""
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shortened(repr(value) if isinstance(value, str) else str(value), limit)
