@@ -16,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from trainops.core.cluster import Cluster
 from trainops.core.findings import Finding, Result
 from trainops.project import TREE, resolve_clusters, synth_trees
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry
@@ -31,6 +30,7 @@ from trainops.yaml.source import file_size, read_source
 from trainops.yaml.template import template_hint
 
 if TYPE_CHECKING:
+    from trainops.core.cluster import Cluster
     from trainops.policy.engine import PolicyRun
     from trainops.policy.facts import Facts
     from trainops.schemas.sync import SyncReport

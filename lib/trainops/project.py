@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainops.core.cluster import Cluster
 from trainops.core.errors import UsageError
 from trainops.core.naming import DNS1123_LABEL
 from trainops.user_code import user_output
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from trainops.app import AppDef
+    from trainops.core.cluster import Cluster
 
 #: The package under the repository root that holds the apps.
 APPS_PACKAGE = "apps"
@@ -208,6 +208,8 @@ def load_clusters(root: Path, module: str = APPS_PACKAGE) -> tuple[Cluster, ...]
     except Exception as exc:  # user code: report it, do not crash
         del sys.modules[name]
         raise UsageError(f"{path}: failed to load: {type(exc).__name__}: {exc}") from None
+    from trainops.core.cluster import Cluster  # the cluster facts: only where a repository declares them
+
     clusters = getattr(loaded, "CLUSTERS", None)
     if not isinstance(clusters, tuple | list) or not all(isinstance(c, Cluster) for c in clusters):
         raise UsageError(f"{path}: must define CLUSTERS (a tuple of Cluster)")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.synth import write_project as write_bench_project
-from tests.workflow.project import commit_all, init_repo, write_project
+from tests.workflow.project import commit_all, git, init_repo, write_project
 
 SHARED = '''
 """A module two apps import."""
@@ -125,3 +125,58 @@ def test_bench_project_apps_have_seven_valid_objects(
     run = cli("synth", "-v")
     assert run.code == 0, run.out + run.err
     assert run.err.count(": 7 objects, render ") == 2
+
+
+def test_changed_names_what_it_re_rendered(cli: Any, repo: Path) -> None:
+    (repo / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:3.0"))
+    )
+    run = cli("synth", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    head = re.search(r"synth: --changed since ([0-9a-f]{12}): re-rendered (.*)$", run.err, re.MULTILINE)
+    assert head is not None, run.err
+    assert head.group(2) == "lab/data, lab/train, lab/web"
+
+
+def test_changed_says_when_nothing_is_re_rendered(cli: Any, repo: Path) -> None:
+    run = cli("synth", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    assert re.search(r"^synth: --changed since [0-9a-f]{12}: nothing to re-render$", run.err, re.MULTILINE)
+
+
+def test_pre_commit_hook_finds_a_stale_app_by_its_change_alone(cli: Any, repo: Path) -> None:
+    """The ``trainops-synth-check`` hook (``synth --check --changed --base HEAD``) re-renders the app
+    whose source changed since the last commit and fails on its stale files."""
+    assert cli("synth", "--check", "--changed", "--base", "HEAD").code == 0
+    (repo / "apps" / "shared.py").write_text(
+        textwrap.dedent(SHARED.format(image="registry.example.com/app:4.0"))
+    )
+    stale = cli("synth", "--check", "--changed", "--base", "HEAD")
+    assert stale.code == 1, stale.err
+    assert "re-rendered lab/data, lab/train, lab/web" in stale.err
+
+
+def test_pre_commit_hook_before_the_first_commit_checks_every_app(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a repository with no commit yet (the first commit after ``trainops init``) every app is
+    new: the hook renders them all instead of failing on a missing ``HEAD``."""
+    root = write_project(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    assert cli("synth").code == 0
+    git(root, "init", "-q", "-b", "main")
+    run = cli("synth", "--check", "--changed", "--base", "HEAD")
+    assert run.code == 0, run.err
+    assert "synth: --changed before the first commit: re-rendered lab/data, lab/train, lab/web" in run.err
+    write_project(root, replicas=3)
+    assert cli("synth", "--check", "--changed", "--base", "HEAD").code == 1
+
+
+def test_changed_outside_a_git_repository_is_a_usage_error(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_project(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    run = cli("synth", "--changed")
+    assert run.code == 2
+    assert "not a git repository" in run.err

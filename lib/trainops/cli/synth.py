@@ -19,6 +19,7 @@ from trainops.synth import render_project, tree_for, write_tree
 from trainops.synth.lock import output_lock
 from trainops.synth.lockfile import hand_edits
 from trainops.synth.partial import render_some
+from trainops.synth.render import AppResult
 from trainops.synth.tree import links_for
 from trainops.workflow import check_rendered, policy_hook
 
@@ -90,7 +91,12 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
                 f"{opts.out}/ was edited by hand (it differs from lock.json): {', '.join(edits)}; "
                 "move the change into apps/, or re-run with --force to overwrite it"
             )
+    first_commit = False
     if opts.changed:
+        from trainops.diff.snapshot import has_commit
+
+        first_commit = not has_commit(project.root)  # nothing to compare with: every app is new
+    if opts.changed and not first_commit:
         from trainops.diff.changed import changed_apps
         from trainops.diff.snapshot import default_base, resolve
 
@@ -99,9 +105,15 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
         results, rendered = render_some(
             project, opts.out, cluster=opts.cluster, render=lambda a: a.name in wanted
         )
+        print(f"synth: --changed since {base[:12]}: {changed_line(results, rendered)}", file=sys.stderr)
     else:
         results = render_project(project, cluster=opts.cluster)
         rendered = {(r.cluster, r.app) for r in results}
+        if first_commit:
+            print(
+                f"synth: --changed before the first commit: {changed_line(results, rendered)}",
+                file=sys.stderr,
+            )
     if opts.check:
         from trainops.cli.ci import drift, print_drift
         from trainops.synth import read_tree
@@ -160,6 +172,13 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def changed_line(results: list[AppResult], rendered: set[tuple[str, str]]) -> str:
+    """What ``synth --changed`` re-rendered, for its stderr line: ``re-rendered <cluster>/<app>, ...``
+    in render order, or ``nothing to re-render``."""
+    names = [f"{r.cluster}/{r.app}" for r in results if (r.cluster, r.app) in rendered]
+    return f"re-rendered {', '.join(names)}" if names else "nothing to re-render"
 
 
 @click.command("synth")

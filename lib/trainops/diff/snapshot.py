@@ -86,6 +86,21 @@ def default_base(root: Path) -> str:
     raise UsageError("no default branch (origin/HEAD, main or master) to take the merge base with; name BASE")
 
 
+def has_commit(root: Path) -> bool:
+    """Whether ``HEAD`` of the repository holding ``root`` is a commit (``False`` in a repository
+    before its first commit).
+
+    Raises:
+        UsageError: git is missing or ``root`` is not in a git repository.
+    """
+    try:
+        git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except UsageError:
+        git(root, "rev-parse", "--git-dir")  # not a repository: that error, not "no commit"
+        return False
+    return True
+
+
 def resolve(root: Path, rev: str) -> str:
     """The commit id of ``rev`` (a branch, tag, ``HEAD~1``, a commit id).
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from trainops.cel.dra import selector_problem
 from trainops.core.findings import Issue
 from trainops.core.kinds import CONTAINER_FIELDS, POD_TEMPLATE_SITES, GroupKind, KindGroup, Parts, group_of
 from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN
@@ -211,6 +210,8 @@ def _selectors(selectors: Any, parts: Parts, issues: list[Issue]) -> None:
             continue
         expression = cel.get("expression")
         if isinstance(expression, str):
+            from trainops.cel.dra import selector_problem  # cel-expr-python: only for a device selector
+
             problem = selector_problem(expression)
             if problem:
                 issues.append(
