@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -155,9 +156,9 @@ def test_list_reports_cel_census(cli: Any) -> None:
     assert "cel 6/19" in trainjob
 
 
-def _lws_strategy(rollout_strategy: dict[str, Any]) -> list[str]:
-    """Errors of LeaderWorkerSet v0.10.0's converted CRD schema on a LeaderWorkerSet with this
-    ``spec.rolloutStrategy``."""
+@functools.cache
+def _lws_validator() -> Any:
+    """A validator of LeaderWorkerSet v0.10.0's converted CRD schema (converted once per session)."""
     import jsonschema_rs
     import yaml
 
@@ -172,6 +173,12 @@ def _lws_strategy(rollout_strategy: dict[str, Any]) -> list[str]:
     schema["$defs"] = SchemaRegistry("1.34", None).core.closure(
         ["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]
     )
+    return jsonschema_rs.Draft202012Validator(schema)
+
+
+def _lws_strategy(rollout_strategy: dict[str, Any]) -> list[str]:
+    """Errors of LeaderWorkerSet v0.10.0's converted CRD schema on a LeaderWorkerSet with this
+    ``spec.rolloutStrategy``."""
     pod = {"spec": {"containers": [{"name": "c", "image": "registry.example.com/c:1"}]}}
     obj = {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
@@ -179,7 +186,7 @@ def _lws_strategy(rollout_strategy: dict[str, Any]) -> list[str]:
         "metadata": {"name": "lws"},
         "spec": {"rolloutStrategy": rollout_strategy, "leaderWorkerTemplate": {"workerTemplate": pod}},
     }
-    return [e.message for e in jsonschema_rs.Draft202012Validator(schema).iter_errors(obj)]
+    return [e.message for e in _lws_validator().iter_errors(obj)]
 
 
 @pytest.mark.parametrize(
