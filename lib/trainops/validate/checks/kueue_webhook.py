@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from trainops.core.findings import Issue
-from trainops.core.kueue_tas import webhook_problems
+from trainops.core.kueue_tas import judged, webhook_problems
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -64,7 +64,10 @@ RULE = register(
 
 
 def check(context: DocumentContext) -> Iterator[Issue]:
-    """Issues for a job whose topology annotations Kueue's webhook rejects (other documents: none)."""
+    """Issues for a job whose topology annotations Kueue's webhook rejects (other documents: none,
+    and their pod specs are not looked for)."""
+    if not judged(context.data):
+        return
     for parts, message in webhook_problems(context.data, context.pod_sites()):
         yield Issue(parts, message, RULE.id)
 
