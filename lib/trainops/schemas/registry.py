@@ -258,8 +258,8 @@ class CoreSchemas:
         return self._bundles[key]
 
     def _cached_bundle(self, api_version: str, kind: str) -> dict[str, Any] | None:
-        if (api_version, kind) not in self.gvk_index:
-            return None  # a custom resource (or nothing): no bundle file to look for
+        # A bundle on disk is one read: only built-in kinds have one (written below), so the
+        # gvk index is read only when there is none (a custom resource, or a first use).
         path = self._bundle_path(api_version, kind)
         if path is not None and path.is_file():
             try:
@@ -267,6 +267,8 @@ class CoreSchemas:
                 return cached
             except (OSError, ValueError):
                 pass  # a damaged cache entry is rebuilt below
+        if (api_version, kind) not in self.gvk_index:
+            return None  # a custom resource (or nothing): no bundle to build
         schema = self.schema_for(api_version, kind)
         if schema is not None and path is not None:
             _write_atomic(path, json.dumps(schema, separators=(",", ":"), sort_keys=True))
