@@ -327,9 +327,9 @@ class SchemaRegistry:
 
     The cache's index is read on first need (a built-in kind needs none: start-up of a one-file
     ``trainops validate``). While the cache does not hold every entry of the shipped catalog, the
-    catalog is read (once) to answer for kinds the cache lacks. A cache written from another revision of the shipped catalog
-    (trainops upgraded) keeps only the rows whose CRD checksum the shipped catalog still names; the
-    others are fetched again on first use. A cache synced from another catalog (``schemas sync
+    catalog is read (once) to answer for kinds the cache lacks. A cache written from another
+    revision of the shipped catalog (trainops upgraded) keeps only the rows whose CRD checksum the
+    shipped catalog still names; the others are fetched again on first use. A cache synced from another catalog (``schemas sync
     --catalog``) is used as it is.
 
     Raises:
