@@ -266,11 +266,11 @@ def build_corpora(options: Options, report: Report, console: Console) -> dict[in
 
 #: The start-up row of the interpreter importing :data:`FLOOR_MODULES` and nothing of trainops.
 IMPORT_FLOOR = "python + libraries only"
-#: The libraries ``trainops validate`` cannot start without: the CLI (click), the YAML reader
-#: (yaml, with its LibYAML classes), the schema engine (jsonschema_rs) and the cache directory
-#: (platformdirs); their own imports (``dataclasses``, ``inspect``, ``pathlib``, ``email.utils``...)
-#: come with them.
-FLOOR_MODULES = ("click", "yaml", "jsonschema_rs", "platformdirs", "json")
+#: The libraries ``trainops validate`` cannot start without: the CLI (click), the schema engine
+#: (jsonschema_rs) and the cache directory (platformdirs); their own imports (``dataclasses``,
+#: ``inspect``, ``email.utils``...) come with them. PyYAML is not one: the block reader
+#: (:mod:`trainops._accel`) reads the start-up file.
+FLOOR_MODULES = ("click", "jsonschema_rs", "platformdirs", "json")
 
 
 def startup_file(out: Path) -> Path:

@@ -301,7 +301,8 @@ def _validate_each(
     trainer_v2 = False
     for key, target in chosen.items():
         part = _validate(target, groups.get(key, []), options, workers=workers, progress=progress)
-        if offers_trainer_v2(target.registry):
+        # asked only when the part has a notice to keep: the answer reads the schema cache's index
+        if _has_superseded(part) and offers_trainer_v2(target.registry):
             trainer_v2 = True
         else:
             part.findings = once_per_run(part, False)
@@ -357,15 +358,25 @@ def once_per_run(result: Result, trainer_v2: bool) -> list[Finding]:
     keyword ``superseded``, level ``info``) kept once: the first in report order, saying how many
     documents it stands for; none at all when the target does not offer Trainer v2 (``trainer_v2``).
     """
-    notices = [f for f in result.findings if f.rule == DEPRECATED_API.id and f.keyword == SUPERSEDED]
+    notices = [f for f in result.findings if _superseded(f)]
     if not notices:
         return result.findings
-    kept = [f for f in result.findings if not (f.rule == DEPRECATED_API.id and f.keyword == SUPERSEDED)]
+    kept = [f for f in result.findings if not _superseded(f)]
     if trainer_v2:
         first = Result(notices).sorted()[0]
         more = f" [shown once per run: {len(notices)} Training Operator v1 jobs]" if len(notices) > 1 else ""
         kept.append(replace(first, message=first.message + more))
     return kept
+
+
+def _superseded(finding: Finding) -> bool:
+    """Whether ``finding`` is a "superseded by Kubeflow Trainer v2" notice (:func:`once_per_run`)."""
+    return finding.rule == DEPRECATED_API.id and finding.keyword == SUPERSEDED
+
+
+def _has_superseded(result: Result) -> bool:
+    """Whether ``result`` holds a "superseded by Kubeflow Trainer v2" notice."""
+    return any(_superseded(f) for f in result.findings)
 
 
 def policy_run(

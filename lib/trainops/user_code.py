@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,6 +54,8 @@ def user_frame(exc: BaseException, apps_dir: Path) -> tuple[str, int] | None:
     ``file`` is relative to the working directory when it lies below it (``apps/bert.py``), else
     absolute. A ``SyntaxError`` in an apps file is located by its own ``filename``/``lineno``.
     """
+    import traceback  # here: only user code that raised needs it (start-up of `validate`)
+
     apps = apps_dir.resolve()
     found: tuple[str, int] | None = None
     for frame in traceback.extract_tb(exc.__traceback__):

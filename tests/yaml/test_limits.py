@@ -92,7 +92,7 @@ def test_depth_bound_is_an_upper_bound() -> None:
 
 
 def _loader() -> Any:
-    from trainops.yaml.load import Loader
+    from trainops.yaml.nodes import Loader
 
     return Loader
 

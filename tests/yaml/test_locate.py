@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainops.yaml.load import Document, compose
+from trainops.yaml.load import Document
+from trainops.yaml.nodes import compose
 
 Parts = tuple[str | int, ...]
 

@@ -258,8 +258,8 @@ class CoreSchemas:
         return self._bundles[key]
 
     def _cached_bundle(self, api_version: str, kind: str) -> dict[str, Any] | None:
-        if (api_version, kind) not in self.gvk_index:
-            return None  # a custom resource (or nothing): no bundle file to look for
+        # A bundle on disk is one read: only built-in kinds have one (written below), so the
+        # gvk index is read only when there is none (a custom resource, or a first use).
         path = self._bundle_path(api_version, kind)
         if path is not None and path.is_file():
             try:
@@ -267,6 +267,8 @@ class CoreSchemas:
                 return cached
             except (OSError, ValueError):
                 pass  # a damaged cache entry is rebuilt below
+        if (api_version, kind) not in self.gvk_index:
+            return None  # a custom resource (or nothing): no bundle to build
         schema = self.schema_for(api_version, kind)
         if schema is not None and path is not None:
             _write_atomic(path, json.dumps(schema, separators=(",", ":"), sort_keys=True))
@@ -323,10 +325,11 @@ class SchemaRegistry:
             (:class:`~trainops.schemas.fetch.SchemaSource`). Default:
             :func:`~trainops.schemas.fetch.current_source`.
 
-    While the cache does not hold every entry of the shipped catalog, the catalog is read (once) to
-    answer for kinds the cache lacks. A cache written from another revision of the shipped catalog
-    (trainops upgraded) keeps only the rows whose CRD checksum the shipped catalog still names; the
-    others are fetched again on first use. A cache synced from another catalog (``schemas sync
+    The cache's index is read on first need (a built-in kind needs none: start-up of a one-file
+    ``trainops validate``). While the cache does not hold every entry of the shipped catalog, the
+    catalog is read (once) to answer for kinds the cache lacks. A cache written from another
+    revision of the shipped catalog (trainops upgraded) keeps only the rows whose CRD checksum the
+    shipped catalog still names; the others are fetched again on first use. A cache synced from another catalog (``schemas sync
     --catalog``) is used as it is.
 
     Raises:
@@ -349,9 +352,22 @@ class SchemaRegistry:
         self._compiled: dict[tuple[str, str], KindSchema | None] = {}
         self._complete = cache_dir is None  # no cache: nothing to fetch into
         self._first_use: FirstUse | None = None
-        self.crd_count = 0
-        if cache_dir is not None:
-            self._load_index(cache_dir)
+        self._crd_count = 0
+        self._index_read = cache_dir is None
+
+    @property
+    def crd_count(self) -> int:
+        """Number of cached (apiVersion, kind, operator) rows, fetched ones included."""
+        self._read_index()
+        return self._crd_count
+
+    def _read_index(self) -> None:
+        """Read the cache's index into the registry, once (every method using ``_crds`` or
+        ``_complete`` calls this first)."""
+        if not self._index_read:
+            self._index_read = True
+            assert self.cache_dir is not None
+            self._load_index(self.cache_dir)
 
     def _load_index(self, cache: Path) -> None:
         from trainops.schemas.index import read_index
@@ -388,7 +404,7 @@ class SchemaRegistry:
         known = self._crds.setdefault((entry.api_version, entry.kind), [])
         if all(old.operator != entry.operator for old in known):
             known.append(entry)
-            self.crd_count += 1
+            self._crd_count += 1
 
     def _catalog(self) -> list[CatalogEntry]:
         """The shipped catalog (read once per process)."""
@@ -397,6 +413,7 @@ class SchemaRegistry:
     def _uncached(self, api_version: str, kind: str) -> list[CatalogEntry]:
         """Entries of the shipped catalog serving (apiVersion, kind) whose rows are not cached (none
         when the cache is complete), installed operators' first."""
+        self._read_index()
         if self._complete:
             return []
         group, _, version = api_version.rpartition("/")
@@ -419,6 +436,7 @@ class SchemaRegistry:
     @property
     def has_crds(self) -> bool:
         """Whether any CRD schema is available: cached, or fetched on first use."""
+        self._read_index()
         return bool(self._crds) or not self._complete
 
     def crd_entry(self, api_version: str, kind: str, *, fetch: bool = True) -> CrdIndexEntry | None:
@@ -432,6 +450,7 @@ class SchemaRegistry:
             SchemaError: the CRD must be fetched and cannot be (``--offline``, a download or
                 checksum failure, an unwritable cache).
         """
+        self._read_index()
         candidates = self._installed(self._crds.get((api_version, kind), []))
         if not candidates and fetch:
             missing = [e for e in self._uncached(api_version, kind) if self._serves(e.operator)]
@@ -450,12 +469,14 @@ class SchemaRegistry:
         """Catalogued operators that would serve (apiVersion, kind) but are not installed on the target."""
         if self.operators is None:
             return []
+        self._read_index()
         offered = {c.operator for c in self._crds.get((api_version, kind), [])}
         offered |= {e.operator for e in self._uncached(api_version, kind)}
         return sorted(operator for operator in offered if operator not in self.operators)
 
     def served_versions(self, kind: str, group: str) -> list[str]:
         """apiVersions of ``kind`` in ``group`` that the target serves (installed operators only)."""
+        self._read_index()
         out = set()
         for (api_version, entry_kind), entries in self._crds.items():
             installed = any(self._serves(e.operator) for e in entries)

@@ -54,7 +54,6 @@ from trainops.core.kinds import Parts
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.checks.api_server import selector_matches, semantic_issues
 from trainops.validate.context import Check, DocumentContext
-from trainops.validate.cron import go_duration_seconds
 
 RULE = register(
     RuleInfo(
@@ -144,6 +143,8 @@ def pause_seconds(duration: Any) -> float:
     if isinstance(duration, str):
         if _INT.fullmatch(duration):
             return int(duration)
+        from trainops.validate.cron import go_duration_seconds  # Rollouts only (start-up of others)
+
         seconds = go_duration_seconds(duration)
         return -1 if seconds is None else int(seconds)
     return 0
@@ -668,6 +669,8 @@ def validate_metric(metric: dict[str, Any]) -> str | None:
             return "count must be >= consecutiveSuccessLimit"
         if count < inconclusive:
             return "count must be >= inconclusiveLimit"
+    from trainops.validate.cron import go_duration_seconds  # analysis kinds only (start-up of others)
+
     interval, delay = metric.get("interval") or "", metric.get("initialDelay") or ""
     if count > 1 and not interval:
         return "interval must be specified when count > 1"
