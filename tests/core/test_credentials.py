@@ -142,3 +142,10 @@ def test_document_secrets_from_strings_and_text_match_the_walk(data: dict[str, A
     text = yaml.safe_dump(data)
     found = credentials.document_secrets(data, strings=_strings(data), text=text)
     assert found == _reference_secrets(data)
+
+
+@MANY
+@given(first=st.lists(SECRETISH, max_size=4), second=st.lists(SECRETISH, max_size=4))
+def test_strings_marked_answers_each_list_as_marked_does(first: list[str], second: list[str]) -> None:
+    for strings in (first, second, second, first):
+        assert credentials.strings_marked(strings) == marked("\n".join(strings))

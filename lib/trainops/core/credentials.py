@@ -285,37 +285,26 @@ def document_secrets(
 
 
 #: Lower-case substrings of every match of :data:`_SECRET_NAME` (``tests/core/test_credentials.py``
-#: generates its matches and checks that each holds one).
-_NAME_MARKERS = (
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "credential",
-    "apikey",
-    "api_key",
-    "accesskey",
-    "access_key",
-    "authkey",
-    "auth_key",
-    "privkey",
-    "priv_key",
-    "privatekey",
-    "private_key",
-    "clientkey",
-    "client_key",
+#: generates its matches and checks that each holds one): ``key`` stands for the names ending in it,
+#: searched only where it is found (:data:`_KEY_MARKERS`).
+_NAME_MARKERS = ("pass", "pwd", "secret", "token", "credential")
+_KEY_MARKERS: tuple[str, ...] = (
+    *("apikey", "api_key", "accesskey", "access_key", "authkey", "auth_key"),
+    *("privkey", "priv_key", "privatekey", "private_key", "clientkey", "client_key"),
 )
 
 
 def _names_may_look_secret(text: str) -> bool:
     """``False`` when no key or name of a document read from ``text`` can look like a credential's
     (:func:`secret_like`): ``text`` is ASCII (its case folding is ``lower``), holds no backslash (no
-    escape joins text into a name) and none of :data:`_NAME_MARKERS` (each key and name is a
-    substring of it, or a number's or boolean's text, which holds none)."""
+    escape joins text into a name) and none of :data:`_NAME_MARKERS` and :data:`_KEY_MARKERS` (each
+    key and name is a substring of it, or a number's or boolean's text, which holds none)."""
     if not text.isascii() or "\\" in text:
         return True
     folded = text.lower()
-    return any(marker in folded for marker in _NAME_MARKERS)
+    if any(marker in folded for marker in _NAME_MARKERS):
+        return True
+    return "key" in folded and any(marker in folded for marker in _KEY_MARKERS)
 
 
 def _add_secret(found: set[str], value: Any) -> None:
@@ -331,9 +320,23 @@ def _credentials_of(strings: list[str], add: Callable[[Any], None]) -> None:
     """``add`` each of ``strings`` holding a credential, its lines holding one and the detectors'
     matches; one test over all strings (joined by line breaks, which no detector needs) before one
     per string."""
-    if marked("\n".join(strings)):
+    if strings_marked(strings):
         for value in strings:
             _add_credentials(value, add)
+
+
+#: The list :func:`strings_marked` answered last and its answer (a document's strings are screened by
+#: ``secret-literal`` and again when its findings are located).
+_LAST_MARKED: list[Any] = [None, False]
+
+
+def strings_marked(strings: list[str]) -> bool:
+    """:func:`marked` of ``strings`` joined by line breaks (which no marker holds): whether some string
+    holds what a detector needs. The answer for the same list object as the last call is reused
+    (a document's list of strings is not changed once collected)."""
+    if _LAST_MARKED[0] is not strings:
+        _LAST_MARKED[:] = [strings, marked("\n".join(strings))]
+    return bool(_LAST_MARKED[1])
 
 
 def _add_credentials(value: str, add: Callable[[Any], None]) -> None:
