@@ -423,13 +423,19 @@ def _block_documents(paths: list[Path]) -> list[Document]:
     return [d for d in documents_in(paths) if d.node is None]
 
 
-@pytest.mark.parametrize("where", ["examples", "generated"])
-def test_locate_agrees_with_pyyaml_marks_at_every_node(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def _block_documents_of(where: str, monkeypatch: pytest.MonkeyPatch) -> list[Document]:
+    """:func:`_block_documents` of ../shared/examples (``examples``, skipped without it) or of the
+    bundled output (``generated``), with the faster path on."""
     monkeypatch.setenv(_accel.ACCEL_ENV, "1")
     if where == "examples" and not EXAMPLES.is_dir():
         pytest.skip("../shared/examples is not there")
     root = EXAMPLES if where == "examples" else SAMPLE / "generated"
-    documents = _block_documents(sorted(root.rglob("*.y*ml")))
+    return _block_documents(sorted(root.rglob("*.y*ml")))
+
+
+@pytest.mark.parametrize("where", ["examples", "generated"])
+def test_locate_agrees_with_pyyaml_marks_at_every_node(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = _block_documents_of(where, monkeypatch)
     assert len(documents) > 100
     checked = 0
     for document in documents:
@@ -494,11 +500,7 @@ def test_document_secrets_from_what_the_reader_collected(
 
 @pytest.mark.parametrize("where", ["examples", "generated"])
 def test_document_secrets_agree_on_every_document_read(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
-    if where == "examples" and not EXAMPLES.is_dir():
-        pytest.skip("../shared/examples is not there")
-    root = EXAMPLES if where == "examples" else SAMPLE / "generated"
-    documents = _block_documents(sorted(root.rglob("*.y*ml")))
+    documents = _block_documents_of(where, monkeypatch)
     screened = 0
     for document in documents:
         assert document.values is not None and document.text is not None
