@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, SAMPLE, documents_in, needs_shared
 from trainops import _accel
+from trainops.core import credentials
+from trainops.core.credentials import document_secrets
 from trainops.pipeline import Target, check, policy_run
 from trainops.report import render
 from trainops.validate.scan import scan
@@ -421,13 +423,19 @@ def _block_documents(paths: list[Path]) -> list[Document]:
     return [d for d in documents_in(paths) if d.node is None]
 
 
-@pytest.mark.parametrize("where", ["examples", "generated"])
-def test_locate_agrees_with_pyyaml_marks_at_every_node(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def _block_documents_of(where: str, monkeypatch: pytest.MonkeyPatch) -> list[Document]:
+    """:func:`_block_documents` of ../shared/examples (``examples``, skipped without it) or of the
+    bundled output (``generated``), with the faster path on."""
     monkeypatch.setenv(_accel.ACCEL_ENV, "1")
     if where == "examples" and not EXAMPLES.is_dir():
         pytest.skip("../shared/examples is not there")
     root = EXAMPLES if where == "examples" else SAMPLE / "generated"
-    documents = _block_documents(sorted(root.rglob("*.y*ml")))
+    return _block_documents(sorted(root.rglob("*.y*ml")))
+
+
+@pytest.mark.parametrize("where", ["examples", "generated"])
+def test_locate_agrees_with_pyyaml_marks_at_every_node(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = _block_documents_of(where, monkeypatch)
     assert len(documents) > 100
     checked = 0
     for document in documents:
@@ -461,3 +469,43 @@ def test_locate_agrees_with_pyyaml_marks_on_small_documents(
     plain.node = plain._node()
     for parts in _paths(document.data):
         assert document.locate(parts) == plain.locate(parts), parts
+
+
+# Literal credentials of a document the block reader read: from the strings it collected and the
+# document's text (no walk when no key or name can look like a credential's), the same as the walk.
+
+_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape, not a real one
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("kind: Pod\nspec:\n  image: busybox\n", ()),  # screened: no name looks like a credential's
+        (f"kind: ConfigMap\ndata:\n  note: {_TOKEN}\n", (_TOKEN,)),  # screened, a credential in a value
+        ("kind: ConfigMap\ndata:\n  DB_PASSWORD: hunter22\n", ("hunter22",)),  # a key named like one
+        ("env:\n- name: API_TOKEN\n  value: s3cr3tvalue\n", ("s3cr3tvalue",)),  # an entry named like one
+        ("kind: ConfigMap\ndata:\n  path: 'C:\\dir'\n", ()),  # a backslash: walked
+        ("kind: Secret\ndata:\n  a: dmFsdWU=\n", ("dmFsdWU=",)),  # a Secret: every data value
+    ],
+)
+def test_document_secrets_from_what_the_reader_collected(
+    text: str, expected: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_accel.ACCEL_ENV, "1")
+    (document,) = [d for d in stream_text(text, "f.yaml") if isinstance(d, Document)]
+    assert document.values is not None and document.text is not None  # read by the block reader
+    fast = document_secrets(document.data, strings=document.values[0], text=document.text)
+    assert fast == document_secrets(document.data) == expected
+
+
+@pytest.mark.parametrize("where", ["examples", "generated"])
+def test_document_secrets_agree_on_every_document_read(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = _block_documents_of(where, monkeypatch)
+    screened = 0
+    for document in documents:
+        assert document.values is not None and document.text is not None
+        fast = document_secrets(document.data, strings=document.values[0], text=document.text)
+        assert fast == document_secrets(document.data), (document.file, document.index)
+        screened += credentials.secret_like_anywhere(document.text) is False
+    assert len(documents) > 100
+    assert 0 < screened < len(documents)  # both ways taken

@@ -1207,3 +1207,27 @@ def test_trainjob_root_rules_read_only_its_name() -> None:
     ]
     assert root.reads == frozenset({"metadata"})
     assert root.all_rules is not None
+
+
+MODE = {
+    "type": "object",
+    "properties": {
+        "mode": {"type": "string", "x-kubernetes-validations": [{"rule": "self in ['a', 'b']"}]},
+        "size": {"type": "integer", "x-kubernetes-validations": [{"rule": "self <= 3"}]},
+    },
+}
+
+
+def test_a_scalar_value_whose_rules_held_is_not_evaluated_again() -> None:
+    """A scalar node whose rules read only ``self`` remembers the values for which all held; a value
+    that failed is evaluated (and reported) each time; an integer and a boolean are different keys."""
+    validator = CelValidator.for_schema(_schema(MODE))
+    mode = validator._root.properties["spec"].properties["mode"]
+    for _ in range(2):
+        assert validator.validate(_obj({"mode": "a", "size": 1})) == []
+        assert validator.validate(_obj({"mode": "c", "size": True})) == _whole(_schema(MODE)).validate(
+            _obj({"mode": "c", "size": True})
+        )
+    assert mode.held == {(str, "a"): True}
+    assert [v.path for v in validator.validate(_obj({"mode": "c"}))] == ["$.spec.mode"]
+    assert mode.held == {(str, "a"): True}

@@ -8,9 +8,11 @@ import re
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trainops.core import credentials
 from trainops.core.credentials import _detectors, credential_in, marked
 
 MANY = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "80")) * 3, deadline=None)
@@ -119,3 +121,31 @@ def test_document_secrets_matches_the_unscreened_walk(data: dict[str, Any]) -> N
     from trainops.core.credentials import document_secrets
 
     assert document_secrets(data) == _reference_secrets(data)
+
+
+@MANY
+@given(name=st.from_regex(credentials._SECRET_NAME, fullmatch=True))
+def test_every_name_like_a_credential_holds_a_marker(name: str) -> None:
+    assert credentials._names_may_look_secret(f"env:\n- name: x{name}\n")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [s for child in children for s in _strings(child)]
+
+
+@MANY
+@given(data=st.dictionaries(st.sampled_from(["kind", "data", "spec", "env"]), DOCS, max_size=4))
+def test_document_secrets_from_strings_and_text_match_the_walk(data: dict[str, Any]) -> None:
+    text = yaml.safe_dump(data)
+    found = credentials.document_secrets(data, strings=_strings(data), text=text)
+    assert found == _reference_secrets(data)
+
+
+@MANY
+@given(first=st.lists(SECRETISH, max_size=4), second=st.lists(SECRETISH, max_size=4))
+def test_strings_marked_answers_each_list_as_marked_does(first: list[str], second: list[str]) -> None:
+    for strings in (first, second, second, first):
+        assert credentials.strings_marked(strings) == marked("\n".join(strings))

@@ -207,6 +207,11 @@ class _Node:
     reads: frozenset[str] | None = None
     #: The conjunction of the node's :attr:`_Rule.plain` rules (when two or more), evaluated first.
     all_rules: cel.Expression | None = None
+    #: Scalar values (``(type, value)``, strings, integers and booleans) for which every rule held,
+    #: when every rule of the node is plain (a rule reads only ``self``: the same value, the same
+    #: outcome): such a value is not evaluated again. ``None``: not remembered. At most
+    #: :data:`_HELD_MAX` entries.
+    held: dict[tuple[type, Any], bool] | None = None
 
 
 _ENV_CONFIG = cel.NewEnvConfigFromYaml(k8s.ENV_CONFIG_YAML)
@@ -443,6 +448,8 @@ class _Compiler:
             if self._narrow:  # else every rule's self is the whole value, each evaluated alone
                 node.reads = _reads(node)
                 node.all_rules = _conjunction(node.env, node.rules)
+                if node.kind in _SCALAR_KINDS and all(rule.plain for rule in node.rules):
+                    node.held = {}
         node.subtree_has_rules = bool(node.rules) or any(
             child.subtree_has_rules
             for child in (*node.properties.values(), node.items, node.additional)
@@ -814,7 +821,30 @@ def _failure_message(rule: _Rule, activation: cel.Activation) -> str:
     return f"failed rule: {rule.source.strip()}"
 
 
+#: Node kinds whose values :attr:`_Node.held` may remember, and the value types it keys.
+_SCALAR_KINDS: Final = frozenset({"string", "integer", "boolean"})
+_HELD_TYPES: Final = frozenset({str, int, bool})
+_HELD_MAX = 1024
+
+
 def _evaluate(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable[CelViolation]:
+    held = node.held
+    key = (type(value), value) if held is not None and type(value) in _HELD_TYPES else None
+    if key is not None:
+        assert held is not None
+        if key in held:
+            return  # every rule held for this value before
+        violations = list(_evaluate_rules(node, parts, value))
+        if not violations:
+            if len(held) >= _HELD_MAX:
+                held.clear()
+            held[key] = True
+        yield from violations
+        return
+    yield from _evaluate_rules(node, parts, value)
+
+
+def _evaluate_rules(node: _Node, parts: tuple[_PathPart, ...], value: Any) -> Iterable[CelViolation]:
     activation: cel.Activation | None = None
     activation_error = ""
     if node.env is not None:

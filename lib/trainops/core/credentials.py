@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 #: For each selected detector, substrings every match of its patterns contains (a superset: a hit
@@ -212,7 +212,9 @@ def secret_like_anywhere(text: str) -> bool:
     return _SECRET_NAME.search(text) is not None
 
 
-def document_secrets(data: Any) -> tuple[str, ...]:
+def document_secrets(
+    data: Any, *, strings: list[str] | None = None, text: str | None = None
+) -> tuple[str, ...]:
     """The literal credentials of one document, as text a message may quote, longest first.
 
     Collected: string values in which :func:`credential_in` finds a credential (the whole value and
@@ -220,26 +222,32 @@ def document_secrets(data: Any) -> tuple[str, ...]:
     (``{name: DB_PASSWORD, value: ...}`` as env and parameter lists have it, or a mapping key such as
     a ConfigMap's ``DB_PASSWORD``: :func:`secret_like`); every ``data``/``stringData`` value of a
     Secret. Values shorter than 4 characters are left out.
+
+    Args:
+        data: the document's value.
+        strings: every string value of ``data`` (mapping keys left out, any order), when the caller
+            has them already (the faster reader of :mod:`trainops._accel` collects them); only used
+            with ``text``.
+        text: the YAML text ``data`` was read from. When no key or ``name`` of ``data`` can look
+            like a credential's by its text (:func:`_names_may_look_secret`), for a document other
+            than a Secret only ``strings`` are screened, without walking ``data``. Same result as
+            without them.
     """
     found: set[str] = set()
-
-    def add(value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            return
-        text = str(value)
-        if len(text) >= _MIN_SECRET:
-            found.add(text)
-
+    add = partial(_add_secret, found)
     secret_kind = (
         isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in _SECRET_KINDS
     )
+    if strings is not None and text is not None and not secret_kind and not _names_may_look_secret(text):
+        _credentials_of(strings, add)
+        return tuple(sorted(found, key=lambda s: (-len(s), s)))
     if secret_kind:
         for field_name in ("data", "stringData"):
             values = data.get(field_name)
             if isinstance(values, dict):
                 for value in values.values():
                     add(value)
-    strings: list[str] = []
+    collected: list[str] = []
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -255,7 +263,7 @@ def document_secrets(data: Any) -> tuple[str, ...]:
                     stack.append(child)
                     continue
                 if kind is str:
-                    strings.append(child)
+                    collected.append(child)
                 elif kind is not int and kind is not float:
                     continue  # null, a bool, or another scalar
                 # secret_like(key) first: it is cached by name, and most names do not look secret
@@ -271,12 +279,64 @@ def document_secrets(data: Any) -> tuple[str, ...]:
                 if isinstance(child, dict | list):
                     stack.append(child)
                 elif isinstance(child, str):
-                    strings.append(child)
-    # one test over all strings (joined by line breaks, which no detector needs) before one per string
-    if marked("\n".join(strings)):
+                    collected.append(child)
+    _credentials_of(collected, add)
+    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+#: Lower-case substrings of every match of :data:`_SECRET_NAME` (``tests/core/test_credentials.py``
+#: generates its matches and checks that each holds one): ``key`` stands for the names ending in it,
+#: searched only where it is found (:data:`_KEY_MARKERS`).
+_NAME_MARKERS = ("pass", "pwd", "secret", "token", "credential")
+_KEY_MARKERS: tuple[str, ...] = (
+    *("apikey", "api_key", "accesskey", "access_key", "authkey", "auth_key"),
+    *("privkey", "priv_key", "privatekey", "private_key", "clientkey", "client_key"),
+)
+
+
+def _names_may_look_secret(text: str) -> bool:
+    """``False`` when no key or name of a document read from ``text`` can look like a credential's
+    (:func:`secret_like`): ``text`` is ASCII (its case folding is ``lower``), holds no backslash (no
+    escape joins text into a name) and none of :data:`_NAME_MARKERS` and :data:`_KEY_MARKERS` (each
+    key and name is a substring of it, or a number's or boolean's text, which holds none)."""
+    if not text.isascii() or "\\" in text:
+        return True
+    folded = text.lower()
+    if any(marker in folded for marker in _NAME_MARKERS):
+        return True
+    return "key" in folded and any(marker in folded for marker in _KEY_MARKERS)
+
+
+def _add_secret(found: set[str], value: Any) -> None:
+    """Add a string or number ``value`` of at least 4 characters to ``found`` as text."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return
+    text = str(value)
+    if len(text) >= _MIN_SECRET:
+        found.add(text)
+
+
+def _credentials_of(strings: list[str], add: Callable[[Any], None]) -> None:
+    """``add`` each of ``strings`` holding a credential, its lines holding one and the detectors'
+    matches; one test over all strings (joined by line breaks, which no detector needs) before one
+    per string."""
+    if strings_marked(strings):
         for value in strings:
             _add_credentials(value, add)
-    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+#: The list :func:`strings_marked` answered last and its answer (a document's strings are screened by
+#: ``secret-literal`` and again when its findings are located).
+_LAST_MARKED: list[Any] = [None, False]
+
+
+def strings_marked(strings: list[str]) -> bool:
+    """:func:`marked` of ``strings`` joined by line breaks (which no marker holds): whether some string
+    holds what a detector needs. The answer for the same list object as the last call is reused
+    (a document's list of strings is not changed once collected)."""
+    if _LAST_MARKED[0] is not strings:
+        _LAST_MARKED[:] = [strings, marked("\n".join(strings))]
+    return bool(_LAST_MARKED[1])
 
 
 def _add_credentials(value: str, add: Callable[[Any], None]) -> None:

@@ -56,9 +56,26 @@ def prune_known_nulls(data: dict[str, Any], openapi: dict[str, Any]) -> None:
             ``x-kubernetes-embedded-resource``). The root's ``apiVersion``, ``kind`` and
             ``metadata`` (ObjectMeta) are always known.
     """
+    if not _has_null(data):  # most documents: one flat pass, no holders to record
+        return
     holders = _null_holders(data)
     if holders:
         _prune(data, openapi, holders, root=True)
+
+
+def _has_null(data: Any) -> bool:
+    """Whether some mapping value or list item of ``data`` (at any depth) is ``None``; iterative."""
+    containers: list[Any] = [data] if isinstance(data, dict | list) else []
+    for node in containers:  # grows while it is read: each collection is visited once
+        for item in node.values() if isinstance(node, dict) else node:
+            if item is None:
+                return True
+            if isinstance(item, _CONTAINERS):
+                containers.append(item)
+    return False
+
+
+_CONTAINERS: Final = (dict, list)
 
 
 def _null_holders(data: Any) -> set[int]:

@@ -1158,20 +1158,25 @@ def check_with(families: Sequence[Family]) -> Check:
     """The ``api-server`` check: :func:`semantic_issues` of the document, then the issues of each of
     ``families`` (in order) that checks the document's kind, minus paths the schema family already
     rejected (a wrong type is reported once). The kind is tested against every family in this one
-    check, not by a check per family.
+    check, not by a check per family: once per kind, while its entry of the kinds table stays the
+    same (a family's kinds follow the table).
 
     Args:
         families: the other API-server modules (:data:`trainops.validate.checks.API_SERVER_FAMILIES`).
     """
+    chosen: dict[tuple[str, str], tuple[object, tuple[Family, ...]]] = {}
 
     def check(context: DocumentContext) -> list[Issue]:
         issues = semantic_issues(
             context.data, context.api_version, context.kind, namespaced=context.schema.namespaced
         )
-        api_group, kind = group_of(context.api_version), context.kind
-        for family in families:
-            if family.checks(api_group, kind):
-                issues += family.run(context)
+        key = (group_of(context.api_version), context.kind)
+        info = KIND_TABLE.get(key)
+        known = chosen.get(key)
+        if known is None or known[0] is not info:
+            known = chosen[key] = (info, tuple(f for f in families if f.checks(*key)))
+        for family in known[1]:
+            issues += family.run(context)
         if not issues:
             return issues
         at_fault = {issue.parts for issue in context.found_by("schema")}

@@ -36,8 +36,8 @@ from typing import Any
 from trainops.core.credentials import (
     credential_in,
     literal_problem,
-    marked,
     secret_like,
+    strings_marked,
     walk_strings,
 )
 from trainops.core.findings import Issue
@@ -89,7 +89,7 @@ def _screen(scanned: Scan) -> tuple[bool, bool]:
     named = any(
         isinstance(env, list) and any(_named_like_secret(entry) for entry in env) for env in scanned.envs
     )
-    return marked("\n".join(scanned.strings)), named
+    return strings_marked(scanned.strings), named
 
 
 def _config_map_keys(data: dict[str, Any]) -> Iterator[Issue]:
