@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,12 @@ SAMPLE = REPO / "examples" / "ml-platform"
 SHARED = REPO.parent / "shared"
 EXAMPLES = SHARED / "examples"
 CRDS = SHARED / "crds"
+
+# Tests rewrite apps/ files within the same second and at the same size; Python's timestamp-based
+# bytecode check (mtime in seconds and size) would then import a stale cached compile. The suite never
+# writes bytecode for the code it runs, whatever the caller's environment says.
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+sys.dont_write_bytecode = True
 
 needs_shared = pytest.mark.skipif(
     not SHARED.is_dir(), reason="../shared (upstream reference data) is not beside the repo"
