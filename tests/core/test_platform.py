@@ -215,9 +215,15 @@ def test_two_clusters_on_one_destination_must_agree() -> None:
     check_destinations([a, replace(b, operators={"kueue": "v0.19.2"})])
 
 
-def test_settings_are_checked() -> None:
-    with pytest.raises(ValueError, match="kueue_wait_for_pods_ready='ten minutes'"):
-        PlatformSettings(kueue_wait_for_pods_ready="ten minutes")
+@pytest.mark.parametrize("timeout", ["ten minutes", "10", "-5m", "1d"])
+def test_settings_are_checked(timeout: str) -> None:
+    with pytest.raises(ValueError, match=f"kueue_wait_for_pods_ready='{timeout}'"):
+        PlatformSettings(kueue_wait_for_pods_ready=timeout)
+
+
+@pytest.mark.parametrize("timeout", ["10m", "1h30m", "90s", "0s"])
+def test_settings_take_go_durations(timeout: str) -> None:
+    assert PlatformSettings(kueue_wait_for_pods_ready=timeout).kueue_wait_for_pods_ready == timeout
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainops.validate.cron import go_duration_seconds, schedule_problem
+from trainops.validate.cron import schedule_problem
 
 ACCEPTED = [
     "* * * * *",
@@ -53,11 +53,3 @@ def test_accepted(schedule: str) -> None:
 @pytest.mark.parametrize(("schedule", "message"), REJECTED, ids=[r[0] for r in REJECTED])
 def test_rejected(schedule: str, message: str) -> None:
     assert schedule_problem(schedule) == message
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("1m", 60), ("1h30m", 5400), ("500ms", 0.5), ("0", 0), ("-5s", -5), ("5", None), ("1d", None)],
-)
-def test_go_durations(text: str, seconds: float | None) -> None:
-    assert go_duration_seconds(text) == seconds

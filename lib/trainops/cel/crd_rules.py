@@ -72,6 +72,7 @@ from trainops.cel import k8s
 from trainops.cel.env import clean_error as _clean_error
 from trainops.cel.env import compile_checked as _compile
 from trainops.cel.values import plain as _plain
+from trainops.core.durations import STRFMT_UNITS, duration_seconds
 
 #: Why a transition rule is not evaluated (the reason recorded in the census).
 TRANSITION_REASON: Final = (
@@ -645,34 +646,11 @@ def _cel_type(node: _Node) -> tuple[cel.Type, str]:
 
 # ------------------------------------------------------------------------------- value building
 
-_GO_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h|d|w)")
-_DURATION_UNITS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1,
-    "m": 60,
-    "h": 3600,
-    "d": 86400,
-    "w": 604800,
-}
-
 
 def _parse_duration(text: str) -> datetime.timedelta | None:
     """A ``format: duration`` string (Go duration syntax plus ``d``/``w``, as kube-openapi's strfmt)."""
-    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
-    if body == "0":
-        return datetime.timedelta(0)
-    seconds, pos = 0.0, 0
-    while pos < len(body):
-        match = _GO_DURATION.match(body, pos)
-        if match is None or match.group(1) in ("", "."):
-            return None
-        seconds += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
-        pos = match.end()
-    return datetime.timedelta(seconds=sign * seconds) if body else None
+    seconds = duration_seconds(text, STRFMT_UNITS)
+    return None if seconds is None else datetime.timedelta(seconds=seconds)
 
 
 def _parse_timestamp(text: str, date_only: bool) -> datetime.datetime | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trainops.core.durations import duration_seconds
 from trainops.core.gang import SCHEDULERS
 from trainops.core.naming import DNS1123_LABEL, DNS1123_SUBDOMAIN, qualified_name_problem, require
 
@@ -321,14 +322,11 @@ class PlatformSettings:
         for name in self.unmanaged:
             require(DNS1123_LABEL, "PlatformSettings", "unmanaged", name)
         timeout = self.kueue_wait_for_pods_ready
-        if timeout is not None and not _GO_DURATION.match(timeout):
+        seconds = None if timeout is None else duration_seconds(timeout)
+        if timeout is not None and (seconds is None or seconds < 0):
             raise ValueError(
                 f"PlatformSettings kueue_wait_for_pods_ready={timeout!r}: expected a duration such as '10m'"
             )
-
-
-#: A Go ``time.Duration`` string as Kubernetes configuration files write it, e.g. ``10m``, ``1h30m``.
-_GO_DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from trainops.core.durations import duration_seconds
+
 
 @dataclass(frozen=True)
 class _Bounds:
@@ -42,29 +44,7 @@ _FIELDS: Final = (
 _DESCRIPTORS: Final = frozenset(
     {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
 )
-#: Go ``time.ParseDuration`` syntax.
-_DURATION: Final = re.compile(r"[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)")
 _ATOI: Final = re.compile(r"[-+]?\d+")
-_DURATION_PAIR: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS: Final = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1,
-    "m": 60,
-    "h": 3600,
-}
-
-
-def go_duration_seconds(text: str) -> float | None:
-    """Go ``time.ParseDuration`` of ``text`` in seconds (``"1h30m"`` → 5400.0), or ``None`` when Go
-    refuses it (no unit, an unknown unit such as ``d``, spaces)."""
-    if _DURATION.fullmatch(text) is None:
-        return None
-    sign = -1 if text.startswith("-") else 1
-    return sign * sum(float(n) * _UNIT_SECONDS[u] for n, u in _DURATION_PAIR.findall(text))
 
 
 class CronError(ValueError):
@@ -116,7 +96,7 @@ def _descriptor(spec: str) -> None:
         return
     if spec.startswith("@every "):
         duration = spec[len("@every ") :]
-        if go_duration_seconds(duration) is None:
+        if duration_seconds(duration) is None:
             raise CronError(f'failed to parse duration {spec}: time: invalid duration "{duration}"')
         return
     raise CronError(f"unrecognized descriptor: {spec}")

@@ -143,9 +143,9 @@ def pause_seconds(duration: Any) -> float:
     if isinstance(duration, str):
         if _INT.fullmatch(duration):
             return int(duration)
-        from trainops.validate.cron import go_duration_seconds  # Rollouts only (start-up of others)
+        from trainops.core.durations import duration_seconds  # Rollouts only (start-up of others)
 
-        seconds = go_duration_seconds(duration)
+        seconds = duration_seconds(duration)
         return -1 if seconds is None else int(seconds)
     return 0
 
@@ -669,14 +669,14 @@ def validate_metric(metric: dict[str, Any]) -> str | None:
             return "count must be >= consecutiveSuccessLimit"
         if count < inconclusive:
             return "count must be >= inconclusiveLimit"
-    from trainops.validate.cron import go_duration_seconds  # analysis kinds only (start-up of others)
+    from trainops.core.durations import duration_seconds  # analysis kinds only (start-up of others)
 
     interval, delay = metric.get("interval") or "", metric.get("initialDelay") or ""
     if count > 1 and not interval:
         return "interval must be specified when count > 1"
-    if interval and (not isinstance(interval, str) or go_duration_seconds(interval) is None):
+    if interval and (not isinstance(interval, str) or duration_seconds(interval) is None):
         return f'invalid interval string: time: invalid duration "{interval}"'
-    if delay and (not isinstance(delay, str) or go_duration_seconds(delay) is None):
+    if delay and (not isinstance(delay, str) or duration_seconds(delay) is None):
         return f'invalid startDelay string: time: invalid duration "{delay}"'
     provider = metric.get("provider")
     provider = provider if isinstance(provider, dict) else {}
