@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from trainops.core.findings import Finding, Result
 from trainops.project import TREE, resolve_clusters, synth_trees
@@ -222,8 +222,7 @@ def tree_notes(targets: Mapping[str, Target], cluster: str | None) -> list[str]:
     ]
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     """A document source held in memory (e.g. a freshly rendered manifest).
 
     Args:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from trainops.core.errors import UsageError
 from trainops.core.naming import DNS1123_LABEL
@@ -281,8 +281,7 @@ def _forget(module: str) -> None:
         del sys.modules[name]
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """The cluster one file is checked against, and why.
 
     Args:

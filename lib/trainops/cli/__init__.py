@@ -8,6 +8,7 @@ module, named in :data:`COMMANDS` and imported only when it runs.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 
@@ -46,7 +47,15 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attribute = target.split(":")
-        command = getattr(importlib.import_module(module_name), attribute)
+        collecting = gc.isenabled()
+        gc.disable()  # start-up: imports create long-lived objects, which no collection frees
+        try:
+            module = importlib.import_module(module_name)
+        finally:
+            gc.freeze()  # ... nor should one walk them later (Python docs, gc.freeze)
+            if collecting:
+                gc.enable()
+        command = getattr(module, attribute)
         assert isinstance(command, click.Command)
         return command
 

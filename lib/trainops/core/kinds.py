@@ -33,11 +33,9 @@ cited per entry.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Any, Final, Literal, NamedTuple, TypeVar, cast
 
 from trainops.core.findings import json_path
 
@@ -81,8 +79,7 @@ JOBSET_RESTART: Final = frozenset({"", "OnFailure", "Never"})
 ALWAYS_RESTART: Final = frozenset({"", "Always"})
 
 
-@dataclass(frozen=True)
-class TemplateSite:
+class TemplateSite(NamedTuple):
     """Where pod templates sit in an object of one kind.
 
     Args:
@@ -98,8 +95,7 @@ class TemplateSite:
     claim_names: tuple[tuple[str, ...], ...] = ()
 
 
-@dataclass(frozen=True)
-class SpecSite:
+class SpecSite(NamedTuple):
     """A pod-spec-shaped field that is not a PodTemplateSpec the API server validates (policy rules only).
 
     Args:
@@ -128,8 +124,7 @@ class SpecSite:
         return (*self.path, "spec") if self.template else self.path
 
 
-@dataclass(frozen=True)
-class HealthScript:
+class HealthScript(NamedTuple):
     """The Argo CD Lua health check trainops ships for a kind (:mod:`trainops.argocd.health`).
 
     Args:
@@ -148,8 +143,7 @@ class HealthScript:
 Lifecycle = Literal["run-once", "long-lived"]
 
 
-@dataclass(frozen=True)
-class KindInfo:
+class KindInfo(NamedTuple):
     """Everything trainops knows about one kind, declared once in :data:`KIND_TABLE`.
 
     Args:
@@ -405,23 +399,20 @@ _TABLE: Final[tuple[KindInfo, ...]] = (
     # Operator v1: ``mpi``); neither adds a default port. v1alpha1 has one ``spec.template`` for
     # launcher and workers (mpi-operator ``pkg/apis/kubeflow/v1alpha1/types.go``); v1alpha1 and
     # v1alpha2 were removed in mpi-operator v0.4.0 (kubeflow/mpi-operator#438).
-    dataclasses.replace(
-        _kubeflow_job(
-            "MPIJob",
-            "mpiReplicaSpecs",
-            "mpi",
-            versions=("v2beta1", "v1"),
-            operators=("mpi-operator", _TRAINING_OPERATOR),
-            default_port=False,
-            health=HealthScript(
-                "kubeflow.org/training-job.lua",
-                _KUBEFLOW_V1 + "; kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go JobConditionType",
-            ),
-            removed=(("v1alpha1", "mpi-operator"), ("v1alpha2", "mpi-operator")),
-            scaffold="mpijob",
+    _kubeflow_job(
+        "MPIJob",
+        "mpiReplicaSpecs",
+        "mpi",
+        versions=("v2beta1", "v1"),
+        operators=("mpi-operator", _TRAINING_OPERATOR),
+        default_port=False,
+        health=HealthScript(
+            "kubeflow.org/training-job.lua",
+            _KUBEFLOW_V1 + "; kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go JobConditionType",
         ),
-        pod_specs=(_template("spec", "template"),),
-    ),
+        removed=(("v1alpha1", "mpi-operator"), ("v1alpha2", "mpi-operator")),
+        scaffold="mpijob",
+    )._replace(pod_specs=(_template("spec", "template"),)),
     # --- JobSet (kubernetes-sigs/jobset api/jobset/v1alpha2) and Trainer v2 runtimes ---
     KindInfo(
         "jobset.x-k8s.io",
@@ -907,8 +898,7 @@ def walk_one(node: Any, path: tuple[str, ...]) -> Any:
     return node
 
 
-@dataclass(frozen=True)
-class PodSite:
+class PodSite(NamedTuple):
     """One pod spec found in an object.
 
     Args:

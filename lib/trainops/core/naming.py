@@ -8,9 +8,8 @@ Sources: k8s.io/apimachinery ``pkg/util/validation/validation.go`` (``IsDNS1123L
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 # --- syntax (k8s.io/apimachinery/pkg/util/validation/validation.go) --------------------------------
 
@@ -43,8 +42,7 @@ _QUALIFIED_TEXT = (
 _LABEL_VALUE_TEXT = "at most 63 characters: alphanumerics, '-', '_' and '.', starting and ending with an alphanumeric, or empty"
 
 
-@dataclass(frozen=True)
-class NameSyntax:
+class NameSyntax(NamedTuple):
     """One of the API server's name syntaxes.
 
     Args:

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Format = Literal["BinarySI", "DecimalSI", "DecimalExponent"]
 
@@ -33,8 +32,7 @@ class QuantityError(ValueError):
     """A value that is not a Kubernetes quantity; ``str()`` quotes the value."""
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     """A parsed quantity.
 
     Args:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from trainops.core.errors import SchemaError
 
@@ -29,8 +29,7 @@ CACHE_ENV = "TRAINOPS_CACHE_DIR"
 MIRROR_ENV = "TRAINOPS_CRD_MIRROR"
 
 
-@dataclass(frozen=True)
-class CatalogEntry:
+class CatalogEntry(NamedTuple):
     """One upstream CRD file at a release tag.
 
     Args:

@@ -19,9 +19,8 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from trainops.core.errors import SchemaError
 from trainops.schemas.catalog import MIRROR_ENV, CatalogEntry, default_cache_dir
@@ -35,8 +34,7 @@ def announce(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-@dataclass(frozen=True)
-class SchemaSource:
+class SchemaSource(NamedTuple):
     """Where schemas missing from the cache come from.
 
     Args:

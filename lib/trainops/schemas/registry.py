@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from trainops.core.errors import SchemaError, UsageError
 from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry, load_catalog
@@ -283,8 +283,7 @@ class CoreSchemas:
         return _relocal(bundle)
 
 
-@dataclass(frozen=True)
-class CrdIndexEntry:
+class CrdIndexEntry(NamedTuple):
     """One row of the schema cache index."""
 
     api_version: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from trainops.core.findings import Issue
 from trainops.core.kinds import KindGroup, PodSite, pod_templates
@@ -67,8 +67,7 @@ class DocumentContext:
         return [issue for issue in self.found if issue.rule == rule_id]
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """A check family: its registered rule and the function yielding its issues for a document.
 
     Args:
@@ -81,8 +80,7 @@ class Check:
     run: Callable[[DocumentContext], Iterable[Issue]]
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     """A module of API-server checks (rule ``api-server``: ``pod_fields``, ``workloads``...) that runs
     on documents of its kinds, inside the one ``api-server`` check
     (:func:`trainops.validate.checks.api_server.check_with`).

@@ -8,14 +8,12 @@ each then looks further only where the scan says it may find something.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from trainops.validate.integers import INT64_MAX, INT64_MIN
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(NamedTuple):
     """What one walk over a document found.
 
     Args:

@@ -58,8 +58,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from trainops.core.findings import Issue, Level
 from trainops.core.kinds import KIND_TABLE, KUBEFLOW_JOBS
@@ -123,8 +122,7 @@ _SEVERITY: dict[Level, int] = {"error": 0, "warning": 1, "info": 2}
 _VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 
 
-@dataclass(frozen=True)
-class Replacement:
+class Replacement(NamedTuple):
     """An apiVersion to migrate to.
 
     Args:
@@ -137,8 +135,7 @@ class Replacement:
     since: int = 0
 
 
-@dataclass(frozen=True)
-class ApiDeprecation:
+class ApiDeprecation(NamedTuple):
     """One deprecated or removed ``apiVersion`` (all its kinds, or the listed ones).
 
     Args:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from trainops.core.findings import Issue
 from trainops.core.rules import RuleInfo, register
@@ -96,8 +96,7 @@ _NESTING = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class MapKeys:
+class MapKeys(NamedTuple):
     """The key of one map list.
 
     Args:
