@@ -54,7 +54,7 @@ def _locate() -> Callable[[str, tuple[str | int, ...]], tuple[int, int] | None] 
 #: bytes from the text's ASCII encoding (a table lookup per byte, unlike a regular expression).
 _READABLE = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 #: Stream syntax the splitter does not model: directives and document-end markers.
-_STREAM_SYNTAX = re.compile(r"^(?:%|\.\.\.(?:[ \t]|$))", re.MULTILINE)
+_STREAM_SYNTAX = r"(?m)^(?:%|\.\.\.(?:[ \t]|$))"
 #: A line that starts a document: ``---`` at column 0 followed by a blank, a line end or the end.
 _DOC_START = re.compile(r"^---(?:[ \t]|$)")
 #: The same after the first line, searched from its literal ``\n---`` (the match starts one
@@ -76,7 +76,9 @@ def block_pieces(text: str) -> list[tuple[str, int]] | None:
         return None
     if text.encode("ascii").translate(None, _READABLE):  # a character other than the readable ones
         return None
-    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and _STREAM_SYNTAX.search(text):
+    if ("\n%" in text or "\n..." in text or text.startswith(("%", "..."))) and re.search(
+        _STREAM_SYNTAX, text
+    ):
         return None
     starts = [m.start() + 1 for m in _NEXT_DOC_START.finditer(text)]
     if _DOC_START.match(text):

@@ -48,10 +48,10 @@ _LITERALS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: ``scheme://user:password@`` as BasicAuthDetector needs it (its user and password classes exclude
 #: white space, ``/`` and ``@``, among others).
-_URL_PASSWORD = re.compile(r"://[^\s/@]+:[^\s/@]+@")
+_URL_PASSWORD = r"://[^\s/@]+:[^\s/@]+@"
 #: The quoted 40-character secret that AWSKeyDetector's ``aws ... key = "..."`` pattern ends with
 #: (case-insensitive as that pattern is: the class then also matches U+212A and U+017F).
-_QUOTED_40 = re.compile(r"""['"][0-9a-z/+]{40}['"]""", re.IGNORECASE)
+_QUOTED_40 = r"""(?i)['"][0-9a-z/+]{40}['"]"""
 #: Substrings of the detectors' case-insensitive patterns, searched in the case-folded text
 #: (SlackDetector; AWSKeyDetector's ``aws ... key = "..."`` also needs :data:`_QUOTED_40`).
 _CASELESS = ("xox", "hooks.slack.com")
@@ -64,12 +64,12 @@ def marked(text: str) -> bool:
     for gate, literals in _LITERALS:
         if gate in text and (not literals or any(literal in text for literal in literals)):
             return True
-    if "://" in text and "@" in text and _URL_PASSWORD.search(text):
+    if "://" in text and "@" in text and re.search(_URL_PASSWORD, text):
         return True
     folded = text.casefold()
     if any(literal in folded for literal in _CASELESS):
         return True
-    return "aws" in folded and _QUOTED_40.search(text) is not None
+    return "aws" in folded and re.search(_QUOTED_40, text) is not None
 
 
 #: Names whose literal values are credentials (detect-secrets' KeywordDetector denylist, plus token).

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from trainops.core.errors import SchemaError
 
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA256 = r"^[0-9a-f]{64}$"
 _FIELDS = (
     "name",
     "operator",
@@ -113,7 +113,7 @@ def load_catalog(path: Path) -> list[CatalogEntry]:
         missing = [f for f in _FIELDS if f not in raw]
         if missing:
             raise SchemaError(f"{where}: missing field {missing[0]!r}")
-        if not _SHA256.match(str(raw["sha256"])):
+        if not re.match(_SHA256, str(raw["sha256"])):
             raise SchemaError(f"{where}.sha256: {raw['sha256']!r} is not a hex sha256")
         if raw["name"] in seen:
             raise SchemaError(f"{where}.name: duplicate {raw['name']!r}")

@@ -24,7 +24,7 @@ from trainops.schemas.catalog import PACKAGED_CATALOG, CatalogEntry, load_catalo
 from trainops.schemas.convert import DRAFT, INT32, INT64, OBJECT_META_DEF
 from trainops.schemas.fetch import FirstUse, SchemaSource, current_source
 
-_REF = re.compile(r'"\$ref":\s*"(?:[^"#]*)#/\$defs/([^"]+)"')
+_REF = r'"\$ref":\s*"(?:[^"#]*)#/\$defs/([^"]+)"'
 _VERSION_DIR = re.compile(r"^v1\.(\d+)\.0-local-strict$")
 QUANTITY_DEF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 #: Bump when bundling or patching changes, so stale on-disk bundles are not reused.
@@ -242,7 +242,7 @@ class CoreSchemas:
             if name in seen or name not in defs:
                 continue
             seen[name] = defs[name]
-            stack.extend(_REF.findall(json.dumps(defs[name])))
+            stack.extend(re.findall(_REF, json.dumps(defs[name])))
         return dict(sorted(seen.items()))
 
     def kind_schema(self, api_version: str, kind: str) -> KindSchema | None:

@@ -80,7 +80,7 @@ def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
 # shares its key's column), so 2 * (widest prefix + 1) plus every flow opener bounds the depth. A line
 # starts after any line break YAML knows (LF, CR, NEL, LS, PS: go-yaml's ``is_break``).
 _LINE_START = "(?:^|(?<=[\n\r\x85\u2028\u2029]))"
-_BLOCK_PREFIX = re.compile(_LINE_START + r"[ \t?-]*")
+_BLOCK_PREFIX = _LINE_START + r"[ \t?-]*"
 
 
 #: Line breaks (go-yaml's ``is_break``), and what may follow a document marker (``---``, ``...``).
@@ -114,7 +114,7 @@ def depth_bound(text: str) -> int:
     flow = flow_openers(text)
     if flow > MAX_DEPTH:
         return flow
-    widest = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
+    widest = max(map(len, re.findall(_BLOCK_PREFIX, text)), default=0)
     return 2 * (widest + 1) + flow
 
 

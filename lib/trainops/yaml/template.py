@@ -17,9 +17,9 @@ from trainops.core.findings import Finding
 from trainops.yaml.load import YAML
 
 #: A line ending a mapping value or sequence item with a block scalar indicator (``key: |-``, ``- >``).
-_BLOCK_START = re.compile(r"(?:^|:\s|-\s)\s*[|>][-+0-9]*\s*(?:#.*)?$")
+_BLOCK_START = r"(?:^|:\s|-\s)\s*[|>][-+0-9]*\s*(?:#.*)?$"
 #: ``{{`` where a plain scalar or flow collection starts: line start, after ``key:`` or ``-``.
-_PLAIN_START = re.compile(r"^(?:-\s+)*(?:[^\s\"'#{][^:#]*:\s+)?(?:-\s+)*\{\{")
+_PLAIN_START = r"^(?:-\s+)*(?:[^\s\"'#{][^:#]*:\s+)?(?:-\s+)*\{\{"
 
 HINT = "looks like a Helm template: render it with helm template first"
 
@@ -30,7 +30,7 @@ def template_line(text: str) -> int | None:
     if "{{" not in text:
         return None
     lines = text.splitlines()
-    if not any("{{" in line and _PLAIN_START.match(line.lstrip(" ")) for line in lines):
+    if not any("{{" in line and re.match(_PLAIN_START, line.lstrip(" ")) for line in lines):
         return None  # no line could be one: block scalars and comments only rule lines out
     parent: int | None = None  # indentation of the line opening a block scalar
     content: int | None = None  # indentation of that block's first content line
@@ -47,9 +47,9 @@ def template_line(text: str) -> int | None:
             parent = content = None
         if not stripped or stripped.startswith("#"):
             continue
-        if "{{" in stripped and _PLAIN_START.match(stripped):
+        if "{{" in stripped and re.match(_PLAIN_START, stripped):
             return number
-        if _BLOCK_START.search(stripped):
+        if re.search(_BLOCK_START, stripped):
             parent = indent
     return None
 

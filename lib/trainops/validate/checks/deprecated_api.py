@@ -119,7 +119,7 @@ COMPONENT_LABELS: dict[str, str] = {
 }
 
 _SEVERITY: dict[Level, int] = {"error": 0, "warning": 1, "info": 2}
-_VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+_VERSION = r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?"
 
 
 class Replacement(NamedTuple):
@@ -568,7 +568,7 @@ DEPRECATIONS: tuple[ApiDeprecation, ...] = (
 
 def parse_version(text: str) -> Version | None:
     """``"v0.8.0"`` → ``(0, 8, 0)``; ``None`` when ``text`` is not a release tag (e.g. ``main``)."""
-    match = _VERSION.match(text.strip())
+    match = re.match(_VERSION, text.strip())
     if match is None:
         return None
     return tuple(int(part) for part in match.groups() if part is not None)

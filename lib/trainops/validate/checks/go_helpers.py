@@ -23,10 +23,10 @@ from trainops.validate.context import DocumentContext, Family
 
 #: ``math.MaxInt32``: the upper bound of ``IsValidUserID``/``IsValidGroupID`` and int32 fields.
 MAX_INT32: Final = 2**31 - 1
-_PERCENT = re.compile(r"[0-9]+%")
-_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+_PERCENT = r"[0-9]+%"
+_CONFIG_KEY = r"[-._a-zA-Z0-9]+"
 #: The whole of ``IsConfigMapKey`` in one pattern: the fast path for valid keys.
-_CONFIG_KEY_OK = re.compile(r"(?!\.\.)(?!\.\Z)[-._a-zA-Z0-9]{1,253}")
+_CONFIG_KEY_OK = r"(?!\.\.)(?!\.\Z)[-._a-zA-Z0-9]{1,253}"
 #: ``validation.IsConfigMapKey``: at most ``DNS1123SubdomainMaxLength`` characters.
 CONFIG_KEY_MAX: Final = 253
 
@@ -97,7 +97,7 @@ def int_or_percent_problem(value: Any) -> str | None:
     if is_int(value):
         return "is negative" if value < 0 else None
     if isinstance(value, str):
-        if _PERCENT.fullmatch(value) is None:
+        if re.fullmatch(_PERCENT, value) is None:
             return "is neither an integer nor a percentage like '25%' (regex [0-9]+%)"
         if int(value[:-1]) > 100:
             return "is more than 100%"
@@ -106,7 +106,7 @@ def int_or_percent_problem(value: Any) -> str | None:
 
 def percent_value(value: Any) -> int | None:
     """The integer part of a valid percentage string, else ``None``."""
-    if isinstance(value, str) and _PERCENT.fullmatch(value):
+    if isinstance(value, str) and re.fullmatch(_PERCENT, value):
         return int(value[:-1])
     return None
 
@@ -138,11 +138,11 @@ def cidr_problem(value: str) -> str | None:
 def config_key_problem(key: str) -> str | None:
     """``IsConfigMapKey`` (apimachinery ``pkg/util/validation``): why ``key`` is not a ConfigMap or
     Secret key, or ``None``."""
-    if _CONFIG_KEY_OK.fullmatch(key):
+    if re.fullmatch(_CONFIG_KEY_OK, key):
         return None
     if len(key) > CONFIG_KEY_MAX:
         return f"has {len(key)} characters, more than {CONFIG_KEY_MAX}"
-    if _CONFIG_KEY.fullmatch(key) is None:
+    if re.fullmatch(_CONFIG_KEY, key) is None:
         return "may contain only alphanumerics, '-', '_' and '.' (regex [-._a-zA-Z0-9]+)"
     if key in (".", ".."):
         return "may not be '.' or '..'"

@@ -73,9 +73,9 @@ ANALYSIS_KINDS: Final = frozenset({"AnalysisTemplate", "ClusterAnalysisTemplate"
 DEFAULT_REVISION_HISTORY_LIMIT: Final = 10
 DEFAULT_PROGRESS_DEADLINE_SECONDS: Final = 600
 DEFAULT_MAX_WEIGHT: Final = 100
-_INT: Final = re.compile(r"[-+]?\d+")
-_PERCENT: Final = re.compile(r"[0-9]+%")
-_TAG: Final = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_INT: Final = r"[-+]?\d+"
+_PERCENT: Final = r"[0-9]+%"
+_TAG: Final = r"(?s)\{\{(.*?)\}\}"
 #: The value ``setArgValuePlaceHolder`` gives an argument without one.
 _PLACEHOLDER: Final = "dummy-value"
 #: The step kinds of ``hasMultipleStepsType`` and of the "Step must have one of..." check.
@@ -130,7 +130,7 @@ def int_value(value: Any) -> int:
     """``intstr.IntOrString.IntValue()``: an int, or a string's ``strconv.Atoi`` (0 when it fails)."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and _INT.fullmatch(value):
+    if isinstance(value, str) and re.fullmatch(_INT, value):
         return int(value)
     return 0
 
@@ -141,7 +141,7 @@ def pause_seconds(duration: Any) -> float:
     if type(duration) is int:
         return duration
     if isinstance(duration, str):
-        if _INT.fullmatch(duration):
+        if re.fullmatch(_INT, duration):
             return int(duration)
         from trainops.core.durations import duration_seconds  # Rollouts only (start-up of others)
 
@@ -152,7 +152,7 @@ def pause_seconds(duration: Any) -> float:
 
 def _scaled(value: Any) -> int:
     """``getIntOrPercentValue``: a percentage's number, else ``IntValue``."""
-    if isinstance(value, str) and _PERCENT.fullmatch(value):
+    if isinstance(value, str) and re.fullmatch(_PERCENT, value):
         return int(value[:-1])
     return int_value(value)
 
@@ -601,7 +601,7 @@ def _unresolved(value: Any, args: dict[str, str]) -> str | None:
     if isinstance(value, str):
         if "{{" in value and "}}" not in value[value.index("{{") :]:
             return f'cannot find end tag="}}}}" in the template={value!r}'
-        for tag in _TAG.findall(value):
+        for tag in re.findall(_TAG, value):
             name = tag.strip()
             if not name.startswith("args.") or name[5:] not in args:
                 return f"failed to resolve {{{{{tag}}}}}"
@@ -617,7 +617,7 @@ def _unresolved(value: Any, args: dict[str, str]) -> str | None:
 def _resolve(value: Any, args: dict[str, str]) -> Any:
     """``ResolveMetricArgs``: every ``{{args.X}}`` replaced by its value."""
     if isinstance(value, str):
-        return _TAG.sub(lambda m: args[m.group(1).strip()[5:]], value)
+        return re.sub(_TAG, lambda m: args[m.group(1).strip()[5:]], value)
     if isinstance(value, dict):
         return {k: _resolve(v, args) for k, v in value.items()}
     if isinstance(value, list):

@@ -73,7 +73,7 @@ APPARMOR_PROFILE_MAX: Final = 4095
 #: ``SysctlMaxLength`` and ``SysctlContainSlashFmt``.
 SYSCTL_MAX: Final = 253
 _SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
-_SYSCTL_NAME: Final = re.compile(rf"({_SYSCTL_SEGMENT}[\./])*{_SYSCTL_SEGMENT}")
+_SYSCTL_NAME: Final = rf"({_SYSCTL_SEGMENT}[\./])*{_SYSCTL_SEGMENT}"
 #: ``utilsysctl.GetNamespace`` (k8s.io/component-helpers ``node/util/sysctl``): sysctl prefixes of the
 #: network and IPC namespaces, which a pod sharing that namespace with the host may not set.
 _NET_PREFIXES: Final = ("net.",)
@@ -83,12 +83,12 @@ _IPC_PREFIXES: Final = ("kernel.shm", "kernel.msg", "fs.mqueue.")
 GMSA_SPEC_MAX: Final = 64 * 1024
 RUN_AS_DOMAIN_MAX: Final = 256
 RUN_AS_USER_MAX: Final = 104
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_NETBIOS = re.compile(r'[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}')
+_CONTROL = r"[\x00-\x1f\x7f]"
+_NETBIOS = r'[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}'
 _DNS_LABEL = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
-_DNS_DOMAIN = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
-_USER_BAD_CHARS = re.compile(r'["/\\:;|=,\+\*\?<>@\[\]]')
-_USER_DOTS_SPACES = re.compile(r"[\. ]+")
+_DNS_DOMAIN = rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*"
+_USER_BAD_CHARS = r'["/\\:;|=,\+\*\?<>@\[\]]'
+_USER_DOTS_SPACES = r"[\. ]+"
 #: Container securityContext fields a Windows pod may not set (``validateWindows``).
 _WINDOWS_FORBIDDEN_CONTAINER: Final = (
     "appArmorProfile",
@@ -259,12 +259,12 @@ def _sysctls(
         item = (*parts, index, "name")
         if not name:
             issues.append(issue(item, f"sysctls[{index}] has no name", "security-context"))
-        elif len(name) > SYSCTL_MAX or _SYSCTL_NAME.fullmatch(name) is None:
+        elif len(name) > SYSCTL_MAX or re.fullmatch(_SYSCTL_NAME, name) is None:
             issues.append(
                 issue(
                     item,
                     f"sysctl name {show(name)} must have at most {SYSCTL_MAX} characters and match "
-                    f"{_SYSCTL_NAME.pattern}",
+                    f"{_SYSCTL_NAME}",
                     "security-context",
                 )
             )
@@ -449,7 +449,7 @@ def run_as_user_name_problem(value: str) -> str | None:
     or ``None``. Lengths are in bytes, as Go's ``len``."""
     if not value:
         return "runAsUserName cannot be an empty string"
-    if _CONTROL.search(value):
+    if re.search(_CONTROL, value):
         return "runAsUserName cannot contain control characters"
     parts = value.split("\\")
     if len(parts) > 2:
@@ -457,15 +457,15 @@ def run_as_user_name_problem(value: str) -> str | None:
     domain, user = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[1])
     if len(domain.encode()) >= RUN_AS_DOMAIN_MAX:
         return f"runAsUserName's Domain length must be under {RUN_AS_DOMAIN_MAX} characters"
-    if len(parts) == 2 and not (_NETBIOS.fullmatch(domain) or _DNS_DOMAIN.fullmatch(domain)):
+    if len(parts) == 2 and not (re.fullmatch(_NETBIOS, domain) or re.fullmatch(_DNS_DOMAIN, domain)):
         return "runAsUserName's Domain doesn't match the NetBios nor the DNS format"
     if not user:
         return "runAsUserName's User cannot be empty"
     if len(user.encode()) > RUN_AS_USER_MAX:
         return f"runAsUserName's User length must not be longer than {RUN_AS_USER_MAX} characters"
-    if _USER_DOTS_SPACES.fullmatch(user):
+    if re.fullmatch(_USER_DOTS_SPACES, user):
         return "runAsUserName's User cannot contain only periods or spaces"
-    if _USER_BAD_CHARS.search(user):
+    if re.search(_USER_BAD_CHARS, user):
         return "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"
     return None
 

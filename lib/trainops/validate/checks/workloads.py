@@ -56,7 +56,7 @@ RETENTION: Final = frozenset({"Retain", "Delete"})
 COMPLETION_MODES: Final = frozenset({"NonIndexed", "Indexed"})
 POD_REPLACEMENT: Final = frozenset({"Failed", "TerminatingOrFailed"})
 CONCURRENCY: Final = frozenset({"Allow", "Forbid", "Replace"})
-_TZ_PART: Final = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+_TZ_PART: Final = r"[A-Za-z.\-_0-9+]{1,14}"
 _REPLICATED: Final = frozenset(
     {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("", "ReplicationController")}
 )
@@ -430,7 +430,7 @@ def time_zone_problem(zone: str) -> str | None:
     if zone == "Local":
         return "must be an explicit time zone as defined in https://www.iana.org/time-zones"
     for part in zone.split("/"):
-        if part in (".", "..") or part.startswith("-") or _TZ_PART.fullmatch(part) is None:
+        if part in (".", "..") or part.startswith("-") or re.fullmatch(_TZ_PART, part) is None:
             return "is not an IANA time zone name"
     import zoneinfo  # here: it imports sysconfig, a few ms of every start-up otherwise
 
