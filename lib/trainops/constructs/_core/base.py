@@ -8,12 +8,13 @@ few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from trainops.constructs._core.emission import Emitted
 from trainops.core.hashing import content_hash
 from trainops.core.naming import DNS1123_LABEL, NameSyntax, require
 from trainops.core.nodeenv import configure_node
+from trainops.core.scopes import UNKNOWN, inherit_namespace, known_namespace, record_namespace
 
 configure_node()
 
@@ -40,11 +41,19 @@ class ObjectConstruct(Construct):
 
     Subclasses set the class attributes ``KIND`` and ``API_VERSION`` (the emitted object's) and
     assign ``self._name`` in ``__init__``.
+
+    Args:
+        scope: the parent construct (a Chart, or a construct in one).
+        id: the construct id, unique among ``scope``'s children.
     """
 
     KIND: ClassVar[str] = ""
     API_VERSION: ClassVar[str] = ""
     _name: str
+
+    def __init__(self, scope: Construct, id: str) -> None:
+        super().__init__(scope, id)
+        inherit_namespace(self, scope)  # chart_namespace(self) without asking Node
 
     @property
     def name(self) -> str:
@@ -135,9 +144,23 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted
 
 
 def chart_namespace(scope: Construct) -> str | None:
-    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``, two jsii
-    calls)."""
+    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``), ``None``
+    when the Chart has none.
+
+    Answered from Python when known (:mod:`trainops.core.scopes`: the Charts of
+    :func:`trainops.app.build_chart` and the :class:`ObjectConstruct` created in them), else asked
+    of cdk8s once (two jsii calls) and remembered on ``scope``: a construct's Chart and the Chart's
+    namespace never change (cdk8s-core ``src/chart.ts``, ``Chart.of`` and the readonly
+    ``Chart.namespace``).
+
+    Raises:
+        RuntimeError: (jsii's error) ``scope`` is in no Chart.
+    """
+    known = known_namespace(scope)
+    if known is not UNKNOWN:
+        return cast("str | None", known)
     namespace: str | None = Chart.of(scope).namespace
+    record_namespace(scope, namespace)
     return namespace
 
 
