@@ -120,7 +120,16 @@ def run_once_name(base: str, spec: Any) -> str:
 
 
 def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted:
-    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls.
+    """Create the L1 ``ApiObject`` child for ``obj``: one jsii call for the ``ApiObject``, one per
+    top-level field besides ``apiVersion``, ``kind`` and ``metadata`` (``JsonPatch.add``; most objects
+    have one, ``spec``) and one ``addJsonPatch``, none when there is no such field.
+
+    That is the fewest cdk8s allows. ``ApiObject.toJson`` (cdk8s-team/cdk8s-core ``src/api-object.ts``)
+    renders ``{...props, metadata: this.metadata.toJson()}`` and then applies the patches, but fields
+    beyond ``apiVersion``, ``kind`` and ``metadata`` in the props never reach it from Python (the jsii
+    kernel drops a struct's undeclared fields); and one patch replacing the whole document would
+    overwrite the metadata cdk8s adds or users change later (the Chart's namespace and labels,
+    ``api_object.metadata.add_label``), which the per-field patches leave alone.
 
     Args:
         scope: the L2 construct that owns the object.
