@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from trainops.core.cluster import Cluster
 from trainops.core.naming import DNS1123_LABEL, require
 from trainops.core.nodeenv import configure_node
+from trainops.core.scopes import record_namespace
 
 if TYPE_CHECKING:
     from cdk8s import App, Chart
@@ -66,13 +67,15 @@ def build_chart(app_def: AppDef, cluster: Cluster, *, outdir: str = "dist") -> t
     """Create one cdk8s ``App`` holding one ``Chart`` for ``app_def`` on ``cluster``.
 
     Charts use ``disable_resource_name_hashes=True`` because every name is explicit.
-    One App per trainops app keeps synth linear (DESIGN.md decision 3).
+    One App per trainops app keeps synth linear (DESIGN.md decision 3). The Chart's namespace is
+    recorded on it (:func:`trainops.core.scopes.record_namespace`) so constructs need not ask Node.
     """
     configure_node()
     from cdk8s import App, Chart
 
     app = App(outdir=outdir)
     chart = Chart(app, app_def.name, namespace=app_def.namespace, disable_resource_name_hashes=True)
+    record_namespace(chart, app_def.namespace)
     app_def.build(chart, cluster)
     return app, chart
 

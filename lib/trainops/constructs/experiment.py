@@ -16,6 +16,7 @@ from trainops.core.cluster import Cluster
 from trainops.core.kinds import KIND_TABLE, REPLICA_SPECS_FIELD, group_kind, info_of, pod_templates
 from trainops.core.naming import DNS1035_LABEL
 from trainops.core.nodeenv import configure_node
+from trainops.core.scopes import record_namespace
 
 _KIND = "Experiment"
 #: The operator a cluster must run (a key of ``Cluster.operators``).
@@ -433,6 +434,7 @@ def build_trial_spec(trial: Callable[[Construct], object]) -> dict[str, Any]:
     from cdk8s import App, Chart
 
     chart = Chart(App(), "trial", disable_resource_name_hashes=True)
+    record_namespace(chart, None)
     trial(chart)
     objects = [json.loads(json.dumps(o)) for o in chart.to_json()]
     if len(objects) != 1:

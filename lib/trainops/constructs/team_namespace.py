@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from cdk8s import Chart
-
 from trainops.constructs._core.argocd import PROTECT_OPTIONS, argocd_annotations
-from trainops.constructs._core.base import Construct, ObjectConstruct, emit, require_name
+from trainops.constructs._core.base import Construct, ObjectConstruct, chart_namespace, emit, require_name
 from trainops.constructs._core.emission import remove_op
 from trainops.constructs._core.props import require_labels
 from trainops.core.cluster import Cluster
@@ -82,10 +80,10 @@ class TeamNamespace(ObjectConstruct):
         protect: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        chart_namespace = Chart.of(self).namespace
-        if name is None and chart_namespace is None:
+        namespace = chart_namespace(self)
+        if name is None and namespace is None:
             raise ValueError(f"{_KIND} name=None: the Chart has no namespace to default to")
-        self._name = require_name(_KIND, "name", name if name is not None else str(chart_namespace))
+        self._name = require_name(_KIND, "name", name if name is not None else str(namespace))
         if pod_security not in _LEVELS:
             raise ValueError(f"{_KIND} pod_security={pod_security!r}: must be one of {', '.join(_LEVELS)}")
         extra = require_labels(_KIND, "labels", labels or {})
@@ -120,7 +118,7 @@ class TeamNamespace(ObjectConstruct):
             ),
         }
         api_object = emit(self, {"apiVersion": self.api_version, "kind": self.kind, "metadata": metadata})
-        if chart_namespace is not None:
+        if namespace is not None:
             # cdk8s puts the Chart's namespace on every object; a Namespace is cluster-scoped.
             api_object.patch(remove_op("/metadata/namespace"))
 

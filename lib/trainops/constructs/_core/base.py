@@ -8,12 +8,13 @@ few jsii calls as possible: one ``ApiObject`` (apiVersion, kind, metadata) plus 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from trainops.constructs._core.emission import Emitted
 from trainops.core.hashing import content_hash
 from trainops.core.naming import DNS1123_LABEL, NameSyntax, require
 from trainops.core.nodeenv import configure_node
+from trainops.core.scopes import UNKNOWN, inherit_namespace, known_namespace, record_namespace
 
 configure_node()
 
@@ -40,11 +41,19 @@ class ObjectConstruct(Construct):
 
     Subclasses set the class attributes ``KIND`` and ``API_VERSION`` (the emitted object's) and
     assign ``self._name`` in ``__init__``.
+
+    Args:
+        scope: the parent construct (a Chart, or a construct in one).
+        id: the construct id, unique among ``scope``'s children.
     """
 
     KIND: ClassVar[str] = ""
     API_VERSION: ClassVar[str] = ""
     _name: str
+
+    def __init__(self, scope: Construct, id: str) -> None:
+        super().__init__(scope, id)
+        inherit_namespace(self, scope)  # chart_namespace(self) without asking Node
 
     @property
     def name(self) -> str:
@@ -111,7 +120,16 @@ def run_once_name(base: str, spec: Any) -> str:
 
 
 def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted:
-    """Create the L1 ``ApiObject`` child for ``obj`` in two jsii calls.
+    """Create the L1 ``ApiObject`` child for ``obj``: one jsii call for the ``ApiObject``, one per
+    top-level field besides ``apiVersion``, ``kind`` and ``metadata`` (``JsonPatch.add``; most objects
+    have one, ``spec``) and one ``addJsonPatch``, none when there is no such field.
+
+    That is the fewest cdk8s allows. ``ApiObject.toJson`` (cdk8s-team/cdk8s-core ``src/api-object.ts``)
+    renders ``{...props, metadata: this.metadata.toJson()}`` and then applies the patches, but fields
+    beyond ``apiVersion``, ``kind`` and ``metadata`` in the props never reach it from Python (the jsii
+    kernel drops a struct's undeclared fields); and one patch replacing the whole document would
+    overwrite the metadata cdk8s adds or users change later (the Chart's namespace and labels,
+    ``api_object.metadata.add_label``), which the per-field patches leave alone.
 
     Args:
         scope: the L2 construct that owns the object.
@@ -135,9 +153,23 @@ def emit(scope: Construct, obj: dict[str, Any], id: str = "Resource") -> Emitted
 
 
 def chart_namespace(scope: Construct) -> str | None:
-    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``, two jsii
-    calls)."""
+    """The namespace of the Chart ``scope`` belongs to (cdk8s ``Chart.of(scope).namespace``), ``None``
+    when the Chart has none.
+
+    Answered from Python when known (:mod:`trainops.core.scopes`: the Charts of
+    :func:`trainops.app.build_chart` and the :class:`ObjectConstruct` created in them), else asked
+    of cdk8s once (two jsii calls) and remembered on ``scope``: a construct's Chart and the Chart's
+    namespace never change (cdk8s-core ``src/chart.ts``, ``Chart.of`` and the readonly
+    ``Chart.namespace``).
+
+    Raises:
+        RuntimeError: (jsii's error) ``scope`` is in no Chart.
+    """
+    known = known_namespace(scope)
+    if known is not UNKNOWN:
+        return cast("str | None", known)
     namespace: str | None = Chart.of(scope).namespace
+    record_namespace(scope, namespace)
     return namespace
 
 

@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from cdk8s import ApiObject
+    from cdk8s import ApiObject, JsonPatch
 
 #: A JSON patch operation kind (RFC 6902) the constructs use.
 PatchKind = Literal["add", "replace", "remove"]
@@ -55,11 +56,12 @@ class Emitted:
         return self._api_object
 
     def patch(self, *ops: PatchOp) -> None:
-        """Apply ``ops`` when the object is rendered (cdk8s ``ApiObject.addJsonPatch``)."""
+        """Apply ``ops`` when the object is rendered (cdk8s ``ApiObject.addJsonPatch``): one jsii call,
+        plus one per ``add``/``replace`` operation (a ``remove`` reuses :func:`remove_patch`)."""
         from cdk8s import JsonPatch
 
         patches = [
-            JsonPatch.remove(o.path) if o.op == "remove" else getattr(JsonPatch, o.op)(o.path, o.value)
+            remove_patch(o.path) if o.op == "remove" else getattr(JsonPatch, o.op)(o.path, o.value)
             for o in ops
         ]
         self._api_object.add_json_patch(*patches)
@@ -67,3 +69,22 @@ class Emitted:
     def add_json_patch(self, *ops: Any) -> None:
         """cdk8s ``ApiObject.addJsonPatch`` with cdk8s ``JsonPatch`` objects. Prefer :meth:`patch`."""
         self._api_object.add_json_patch(*ops)
+
+
+@lru_cache(maxsize=256)
+def remove_patch(path: str) -> JsonPatch:
+    """The cdk8s ``JsonPatch.remove(path)`` operation, created once per path and process and shared by
+    every object that removes ``path`` (one jsii call saved per later use).
+
+    Sharing is safe: a ``JsonPatch`` only holds its RFC 6902 operation (a readonly field), and
+    ``JsonPatch.apply``, which ``ApiObject.toJson`` calls, applies deep copies of the operations
+    (``applyPatch(document, deepClone(ops.map(o => o._toJson())))``; cdk8s-team/cdk8s-core
+    ``src/json-patch.ts``, so since cdk8s-core #915 of December 2022 and unchanged since: the pinned
+    cdk8s 2.70 has it).
+
+    Args:
+        path: a JSON pointer, e.g. ``/metadata/namespace``.
+    """
+    from cdk8s import JsonPatch
+
+    return JsonPatch.remove(path)
