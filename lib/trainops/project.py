@@ -17,7 +17,6 @@ import importlib.util
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -38,8 +37,7 @@ SYNTH_TREE_MARK = "lock.json"
 TREE = "synth tree "
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     """The user's apps and clusters, loaded from the ``apps`` package under ``root``.
 
     Args:

@@ -18,12 +18,10 @@ Sources:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 
-@dataclass(frozen=True)
-class GangScheduler:
+class GangScheduler(NamedTuple):
     """What one gang scheduler reads.
 
     Args:
