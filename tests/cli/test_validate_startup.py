@@ -101,3 +101,27 @@ def test_pyyaml_reads_what_the_block_reader_does_not(schema_cache: Path) -> None
     plain = _imported(DEPLOYMENT, schema_cache, accel=False)
     assert plain[0] == fast[0] == 0 and plain[2] == fast[2]
     assert _loaded(plain[1], "yaml") and _loaded(plain[1], "trainops.yaml.nodes")
+
+
+_GC_PROBE = """
+import gc, json, sys
+if sys.argv[1] == "off":
+    gc.disable()
+from trainops.cli import main
+before = gc.get_freeze_count()
+code = main(["validate", "--help"])  # imports the command's modules, validates nothing
+print(json.dumps({"code": code, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() - before}))
+"""
+
+
+@pytest.mark.parametrize("collector", ["on", "off"])
+def test_the_command_import_leaves_the_collector_as_it_found_it(collector: str) -> None:
+    """The command's modules are imported with the cyclic collector off and then frozen out of its
+    reach (``trainops.cli.LazyGroup.get_command``); afterwards it runs again only if it ran before."""
+    run = subprocess.run(
+        [sys.executable, "-c", _GC_PROBE, collector], capture_output=True, text=True, check=False
+    )
+    probe = json.loads(run.stdout.splitlines()[-1])
+    assert probe["code"] == 0, run.stderr
+    assert probe["enabled"] is (collector == "on")
+    assert probe["frozen"] > 10_000  # what the validate command's modules made
