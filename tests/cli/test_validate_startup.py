@@ -40,6 +40,11 @@ UNNEEDED = (
     "trainops.schemas.sync",
     "trainops.validate.parallel",  # one small file: no worker processes
     "traceback",  # no user code ran
+    "trainops.validate.checks.rollouts",  # operators' webhooks of other API groups (GROUP_FAMILIES)
+    "trainops.validate.checks.lws_webhook",
+    "trainops.validate.checks.jobset",
+    "trainops.validate.checks.kueue_webhook",
+    "trainops.core.kueue_tas",
 )
 
 _PROBE = """

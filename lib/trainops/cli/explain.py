@@ -10,7 +10,8 @@ from trainops.core import rules
 from trainops.policy import waivers  # noqa: F401  (registers the waiver rule)
 from trainops.policy.docs import explain_rule
 from trainops.policy.loader import load_pack
-from trainops.validate import engine  # noqa: F401  (registers the validation rules)
+from trainops.validate import engine  # noqa: F401  (registers the validation rules of every document)
+from trainops.validate.checks import all_checks
 
 
 def run_explain(rule_id: str) -> int:
@@ -19,6 +20,7 @@ def run_explain(rule_id: str) -> int:
     Raises:
         UnknownRuleError: no rule has that ID (exit 2).
     """
+    all_checks()  # registers the rules of the operators' webhook families too
     pack = load_pack()  # registers the policy rules of the repository's pack
     if rule_id in pack.rules:
         sys.stdout.write(explain_rule(pack.rules[rule_id]))

@@ -2,8 +2,9 @@
 
 Per document, in order: YAML problems (syntax, duplicate keys), shape (a mapping with apiVersion
 and kind), integers outside int64 (:mod:`trainops.validate.integers`: they end the checks), apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless
-downgraded), then every check family of :data:`trainops.validate.checks.CHECKS` (strict JSON Schema,
-API-server checks, list-map keys, CEL rules, CRD version deprecation). Positions are computed only
+downgraded), then every check family of the document's API group (:func:`trainops.validate.checks.checks_for`:
+strict JSON Schema, API-server checks, list-map keys, CEL rules, CRD version deprecation, literal
+credentials, and the operators' webhooks of that group). Positions are computed only
 for documents with findings.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from trainops.core.findings import Finding, Issue, Level, Result
 from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import SchemaRegistry
-from trainops.validate.checks import CHECKS
+from trainops.validate.checks import checks_for
 from trainops.validate.checks.deprecated_api import api_version_issues
 from trainops.validate.checks.schema import RULE as SCHEMA
 from trainops.validate.checks.schema import type_name
@@ -163,7 +164,7 @@ def validate_document(
     if schema.openapi is not None:
         prune_known_nulls(data, schema.openapi)
     context = DocumentContext(data, api_version, kind, schema, registry, options, scanned)
-    for check in CHECKS:
+    for check in checks_for(api_version.rpartition("/")[0]):
         context.found.extend(check.run(context))
     raws.extend(context.found)
     return locate_issues(document, raws, data)
