@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from trainops import _accel as accel
 from trainops.core.credentials import document_secrets, redact
@@ -213,8 +213,7 @@ def _identity(value: Any) -> str | None:
     return shortened(one_line(value), KEY_LIMIT) if isinstance(value, str) else None
 
 
-@dataclass
-class LoadedFile:
+class LoadedFile(NamedTuple):
     """All documents of one file plus the YAML error that stopped reading it, if any."""
 
     path: str

@@ -15,8 +15,8 @@ from __future__ import annotations
 import codecs
 import errno
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from trainops.core.findings import Finding, Level
 from trainops.yaml.load import YAML
@@ -25,8 +25,7 @@ from trainops.yaml.load import YAML
 BINARY_SNIFF = 8000
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """One input file's text, or why it has none.
 
     Args:
@@ -37,7 +36,7 @@ class Source:
 
     path: str
     text: str | None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding]
 
 
 def finding(

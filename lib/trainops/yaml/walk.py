@@ -25,8 +25,8 @@ import errno
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from trainops.core.errors import UsageError
 from trainops.core.findings import Finding
@@ -34,8 +34,7 @@ from trainops.yaml.load import YAML_SUFFIXES
 from trainops.yaml.source import finding
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """The files a command reads, and what it left out.
 
     Args:
@@ -46,8 +45,8 @@ class Inputs:
             sockets and devices).
     """
 
-    files: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    files: list[str]
+    findings: list[Finding]
 
 
 def walk_inputs(paths: Sequence[str]) -> Inputs:
@@ -63,7 +62,7 @@ def walk_inputs(paths: Sequence[str]) -> Inputs:
     """
     if not paths:
         raise UsageError("no paths given")
-    found = Inputs()
+    found = Inputs([], [])
     for raw in paths:
         path = Path(raw)
         try:
