@@ -81,3 +81,32 @@ def test_github_annotations_and_auto(cli: Any, broken: Path, monkeypatch: pytest
     assert first.startswith(
         f"::error file={broken},line=7,col=3,title=trainops schema::Deployment/web $.spec.replicas"
     )
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "junit", "sarif", "github"])
+def test_each_format_is_rendered_by_its_own_module(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``REPORTERS`` names each format's ``render_<format>`` in ``trainops.report``'s modules (imported
+    on use); ``auto`` is text outside GitHub Actions."""
+    from trainops.report import renderer
+
+    function = renderer(fmt)
+    assert function.__name__ == f"render_{fmt}"
+    assert function.__module__.startswith("trainops.report.")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert renderer("auto") is renderer("text")
+
+
+def test_a_one_format_run_imports_no_other_format() -> None:
+    """Start-up: rendering one format loads no other format's module."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from trainops.core.findings import Result\n"
+        "from trainops.report import render\n"
+        "render(Result(), 'text')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('trainops.report.')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "['trainops.report.text']"
