@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from trainops.core.findings import Finding, Issue, Level, Result
+from trainops.core.kinds import group_of
 from trainops.core.rules import RuleInfo, register
 from trainops.schemas.registry import SchemaRegistry
 from trainops.validate.checks import checks_for
@@ -164,7 +165,7 @@ def validate_document(
     if schema.openapi is not None:
         prune_known_nulls(data, schema.openapi)
     context = DocumentContext(data, api_version, kind, schema, registry, options, scanned)
-    for check in checks_for(api_version.rpartition("/")[0]):
+    for check in checks_for(group_of(api_version)):
         context.found.extend(check.run(context))
     raws.extend(context.found)
     return locate_issues(document, raws, data)
