@@ -1,11 +1,12 @@
 """Validate YAML documents against the schema registry and report findings.
 
 Per document, in order: YAML problems (syntax, duplicate keys), shape (a mapping with apiVersion
-and kind), integers outside int64 (:mod:`trainops.validate.integers`: they end the checks), apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless
-downgraded), then every check family of the document's API group (:func:`trainops.validate.checks.checks_for`:
+and kind), integers outside int64 (:mod:`trainops.validate.integers`: they end the checks),
+apiVersion deprecations and removals, schema lookup (unknown kinds are errors unless downgraded),
+then every check family of the document's API group (:func:`trainops.validate.checks.checks_for`:
 strict JSON Schema, API-server checks, list-map keys, CEL rules, CRD version deprecation, literal
-credentials, and the operators' webhooks of that group). Positions are computed only
-for documents with findings.
+credentials, and the operators' webhooks of that group). Positions are computed only for documents
+with findings.
 """
 
 from __future__ import annotations

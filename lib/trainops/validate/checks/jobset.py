@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from trainops.core.findings import Issue
+from trainops.core.jobset import webhook_problems
 from trainops.core.rules import RuleInfo, register
 from trainops.validate.context import Check, DocumentContext
 
@@ -60,8 +61,6 @@ def check(context: DocumentContext) -> Iterator[Issue]:
     """Issues for a ``jobset.x-k8s.io`` JobSet that JobSet's webhook rejects (other documents: none)."""
     if context.kind != "JobSet" or context.api_version.split("/")[0] != GROUP:
         return
-    from trainops.core.jobset import webhook_problems  # JobSets only (start-up of other files)
-
     for parts, message in webhook_problems(context.data):
         yield Issue(parts, message, RULE.id)
 

@@ -49,6 +49,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
+from trainops.core.durations import duration_seconds
 from trainops.core.findings import Issue
 from trainops.core.kinds import Parts
 from trainops.core.rules import RuleInfo, register
@@ -143,8 +144,6 @@ def pause_seconds(duration: Any) -> float:
     if isinstance(duration, str):
         if re.fullmatch(_INT, duration):
             return int(duration)
-        from trainops.core.durations import duration_seconds  # Rollouts only (start-up of others)
-
         seconds = duration_seconds(duration)
         return -1 if seconds is None else int(seconds)
     return 0
@@ -669,8 +668,6 @@ def validate_metric(metric: dict[str, Any]) -> str | None:
             return "count must be >= consecutiveSuccessLimit"
         if count < inconclusive:
             return "count must be >= inconclusiveLimit"
-    from trainops.core.durations import duration_seconds  # analysis kinds only (start-up of others)
-
     interval, delay = metric.get("interval") or "", metric.get("initialDelay") or ""
     if count > 1 and not interval:
         return "interval must be specified when count > 1"
