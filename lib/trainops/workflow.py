@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,9 @@ from trainops.yaml.load import Document
 #: with its target (by name) giving the facts.
 PolicyHook = Callable[[list[Text], Mapping[str, Target]], Result]
 
+
+#: Documents from which :func:`check_rendered` validates the apps in ``workers`` processes.
+PARALLEL_DOCUMENTS = 2000
 
 #: ``K/N``: shard K (1-based) of N.
 _SHARD = re.compile(r"^([1-9][0-9]{0,3})/([1-9][0-9]{0,3})$")
@@ -105,6 +108,7 @@ def check_rendered(
     options: ValidateOptions | None = None,
     policy: PolicyHook | None = None,
     only: Callable[[AppResult], bool] | None = None,
+    workers: int = 1,
 ) -> tuple[Result, list[AppCheck]]:
     """Validate every rendered app against its cluster's target, in memory.
 
@@ -120,6 +124,9 @@ def check_rendered(
         only: the apps to validate and report (``trainops ci --shard``): the others are read by the
             policy step as context (cross-object rules still see every object of the cluster), and
             findings in their files are left out. Default: every app.
+        workers: processes to validate the apps in, from :data:`PARALLEL_DOCUMENTS` documents
+            (:func:`trainops.core.forking.fork_map`, each taking every ``workers``-th app); the
+            result is the same for any number. Default: 1.
 
     Returns:
         The merged result and one :class:`AppCheck` per reported app, in the order of ``results``.
@@ -148,11 +155,27 @@ def check_rendered(
             )
         )
     reported = [app for app in results if only is None or only(app)]
-    for app in reported:
-        start = time.perf_counter()
-        texts = inputs[id(app)]
-        result = check({text.path: targets[text.path] for text in texts}, texts, options)
-        checks.append(AppCheck(app, result, time.perf_counter() - start))
+
+    def validate(apps: Sequence[AppResult]) -> list[tuple[Result, float]]:
+        """The result of each of ``apps`` and its wall time in seconds."""
+        out = []
+        for app in apps:
+            start = time.perf_counter()
+            texts = inputs[id(app)]
+            result = check({text.path: targets[text.path] for text in texts}, texts, options)
+            out.append((result, time.perf_counter() - start))
+        return out
+
+    if workers < 2 or sum(len(app.files) for app in reported) < PARALLEL_DOCUMENTS:
+        validated = validate(reported)
+    else:
+        from trainops.core.forking import fork_map  # most runs never fork (start-up)
+
+        shares = [reported[part::workers] for part in range(workers)]  # interleaved: apps cost unevenly
+        by_share: dict[int, list[tuple[Result, float]]] = dict(fork_map(validate, shares, workers))
+        validated = [by_share[index % workers][index // workers] for index in range(len(reported))]
+    for app, (result, seconds) in zip(reported, validated, strict=True):
+        checks.append(AppCheck(app, result, seconds))
         total.files += result.files
         total.documents += result.documents
         total.extend(result.findings)
@@ -187,11 +210,12 @@ def rendered_inputs(app: AppResult, out: Path) -> list[Text]:
     return texts
 
 
-def policy_hook(root: Path) -> PolicyHook | None:
+def policy_hook(root: Path, *, workers: int = 1) -> PolicyHook | None:
     """The policy step of ``synth`` and ``ci``: the default rule pack plus the repository's
     ``<root>/policies`` (its config, own rules and ValidatingAdmissionPolicies), run per cluster
     with its targets' facts; ``None`` when the repository has no ``policies/`` (holding
-    ``config.yaml`` or ``__init__.py``).
+    ``config.yaml`` or ``__init__.py``). ``workers``: processes for the per-document work of large
+    sets (:func:`trainops.policy.engine.run_policies`; the same findings for any number). Default: 1.
 
     Raises:
         UsageError: the pack or its config is invalid.
@@ -208,6 +232,6 @@ def policy_hook(root: Path) -> PolicyHook | None:
     config = load_config(pack)
 
     def run(texts: list[Text], targets: Mapping[str, Target]) -> Result:
-        return policy_check(texts, PolicyRun(pack, config, Facts()), targets=targets)
+        return policy_check(texts, PolicyRun(pack, config, Facts()), targets=targets, workers=workers)
 
     return run

@@ -117,3 +117,33 @@ def test_same_findings_as_reading_the_text(case: str, schema_cache: Path) -> Non
     assert expected.findings or expected_policy.findings, "the case must produce findings"
     assert check(target, [given]).findings == expected.findings
     assert policy_check([given], run).findings == expected_policy.findings
+
+
+def test_workers_give_the_same_result(
+    project: Project, results: list[AppResult], schema_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check_rendered(workers=2)`` validates the apps in forked processes: the same findings, in the
+    same order, and the same per-app results as in this process."""
+    broken = []
+    for number, app in enumerate(results):
+        case = sorted(BROKEN)[number % len(BROKEN)]
+        obj = _deployment(BROKEN[case]) | {"metadata": {"name": f"web-{number}", "namespace": "ml"}}
+        name = f"deployment_web-{number}.yaml"
+        broken.append(
+            AppResult(app.cluster, app.app, {**app.files, name: dump(obj)}, {**app.objects, name: obj}, 0.0)
+        )
+    hook = policy_hook(SAMPLE)
+    serial, serial_apps = check_rendered(project, broken, out=OUT, cache_dir=schema_cache, policy=hook)
+    assert len({f.rule for f in serial.findings}) >= 3
+    monkeypatch.setattr("trainops.workflow.PARALLEL_DOCUMENTS", 1)
+    parallel, parallel_apps = check_rendered(
+        project, broken, out=OUT, cache_dir=schema_cache, policy=hook, workers=2
+    )
+    assert (parallel.findings, parallel.files, parallel.documents) == (
+        serial.findings,
+        serial.files,
+        serial.documents,
+    )
+    assert [(c.app, c.result.findings) for c in parallel_apps] == [
+        (c.app, c.result.findings) for c in serial_apps
+    ]

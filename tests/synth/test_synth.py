@@ -201,7 +201,7 @@ def test_synth_runs_the_policy_pack_before_writing(
 
     calls: list[str] = []
 
-    def hook(root: Path) -> Any:
+    def hook(root: Path, workers: int) -> Any:
         def run(texts: list[Any], targets: Any) -> Result:
             calls.append(targets[texts[0].path].cluster)
             return Result(

@@ -49,6 +49,7 @@ class CiOptions:
             ``--merge``. Default: none.
         merge: join the reports of shards found in this directory instead of checking anything
             (:func:`run_merge`). Default: none.
+        workers: processes to render in and for the policy pack; ``None`` for the number of CPUs.
     """
 
     cluster: str | None = None
@@ -64,6 +65,7 @@ class CiOptions:
     shard: Shard | None = None
     diff_output: Path | None = None
     merge: Path | None = None
+    workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,14 +129,19 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
     if opts.cluster is not None:
         check_cluster_option(opts.cluster, start)
     project = load_project(start)
+    workers = options.workers_or_cpus(opts.workers)
     shard = opts.shard
     if shard is None:
-        results = render_project(project, cluster=opts.cluster)
+        results = render_project(project, cluster=opts.cluster, workers=workers)
     else:
         from trainops.synth.partial import render_some
 
         results, _ = render_some(
-            project, opts.out, cluster=opts.cluster, render=lambda app: shard.holds(app.name)
+            project,
+            opts.out,
+            cluster=opts.cluster,
+            render=lambda app: shard.holds(app.name),
+            workers=workers,
         )
         print(
             f"trainops ci: shard {shard.index}/{shard.count}: {_shard_apps(results, shard)}", file=sys.stderr
@@ -155,7 +162,8 @@ def run_ci(opts: CiOptions, root: Path | None = None) -> int:
         cache_dir=opts.cache_dir or default_cache_dir(),
         kubernetes_version=opts.kubernetes_version,
         options=ValidateOptions(unknown_kinds=opts.unknown_kinds),
-        policy=policy_hook(project.root),
+        workers=workers,
+        policy=policy_hook(project.root, workers=workers),
         only=None if shard is None else lambda app: shard.holds(app.app),
     )
     for fmt, path in targets:
@@ -338,6 +346,7 @@ def _diff_summary(start: Path, opts: CiOptions) -> None:
     metavar="DIR",
     help="Join the shards' reports under DIR (*.sarif, *.xml, *.diff.json) instead of checking.",
 )
+@options.render_workers
 def command(**kwargs: Any) -> None:
     """Synth into memory, fail if OUT is stale, validate the fresh objects, summarise the diff."""
     kwargs["fmt"] = tuple(kwargs["fmt"]) or ("auto",)

@@ -73,6 +73,20 @@ out = click.option(
 only_cluster = click.option(
     "--cluster", help="Only this cluster (a name from apps/clusters.py). Default: all."
 )
+render_workers = click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Processes to render apps in (each with its own Node.js) and for the policy pack's "
+    "per-document work. Default: the number of CPUs.",
+)
+
+
+def workers_or_cpus(workers: int | None) -> int:
+    """``workers`` as given, else the number of CPUs (``os.cpu_count()``, 1 when unknown)."""
+    import os
+
+    return workers if workers is not None else (os.cpu_count() or 1)
 
 
 def target(function: F) -> F:

@@ -41,6 +41,8 @@ class SynthOptions:
         base: the revision ``changed`` compares with; ``None`` for the merge base with the
             default branch.
         verbose: per-app timings on stderr.
+        workers: processes to render in and for the policy pack; ``None`` for the number of CPUs.
+            The output is the same for any number.
     """
 
     cluster: str | None = None
@@ -52,6 +54,7 @@ class SynthOptions:
     changed: bool = False
     base: str | None = None
     verbose: bool = False
+    workers: int | None = None
 
 
 def run_synth(opts: SynthOptions, root: Path | None = None) -> int:
@@ -83,6 +86,7 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
             cannot be written (read-only, disk full: ``out`` is left as it was).
     """
     project = load_project(root or Path.cwd())
+    workers = options.workers_or_cpus(opts.workers)
     clusters = [opts.cluster] if opts.cluster else [c.name for c in project.clusters]
     if not opts.force and not opts.check:
         edits = [line for cluster in clusters for line in hand_edits(opts.out / cluster)]
@@ -103,11 +107,11 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
         base = resolve(project.root, opts.base) if opts.base else default_base(project.root)
         wanted = changed_apps(project, base, opts.out)
         results, rendered = render_some(
-            project, opts.out, cluster=opts.cluster, render=lambda a: a.name in wanted
+            project, opts.out, cluster=opts.cluster, render=lambda a: a.name in wanted, workers=workers
         )
         print(f"synth: --changed since {base[:12]}: {changed_line(results, rendered)}", file=sys.stderr)
     else:
-        results = render_project(project, cluster=opts.cluster)
+        results = render_project(project, cluster=opts.cluster, workers=workers)
         rendered = {(r.cluster, r.app) for r in results}
         if first_commit:
             print(
@@ -134,7 +138,8 @@ def synth_locked(opts: SynthOptions, root: Path | None = None) -> int:
             fresh,
             out=opts.out,
             cache_dir=opts.cache_dir or default_cache_dir(),
-            policy=policy_hook(project.root) if len(fresh) == len(results) else None,
+            workers=workers,
+            policy=policy_hook(project.root, workers=workers) if len(fresh) == len(results) else None,
         )
         checks = {(c.app.cluster, c.app.app): c.seconds for c in per_app}
         if result.failed():
@@ -194,6 +199,7 @@ def changed_line(results: list[AppResult], rendered: set[tuple[str, str]]) -> st
 @click.option("--changed", is_flag=True, help="Render only apps whose sources changed since --base.")
 @click.option("--base", help="Revision for --changed. Default: the merge base with the default branch.")
 @click.option("--verbose", "-v", is_flag=True, help="Per-app timings on stderr.")
+@options.render_workers
 def command(**kwargs: Any) -> None:
     """Synthesise every app into OUT/<cluster>/<app>/, validated, atomically and deterministically."""
     with options.using_schema_source(kwargs):

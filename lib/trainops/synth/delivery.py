@@ -67,7 +67,7 @@ from trainops.core.kinds import (
     group_kind,
 )
 from trainops.core.platform import PlatformApp, check_destinations, platform_apps
-from trainops.synth.render import AppResult, render_cluster, render_objects
+from trainops.synth.render import AppResult, cluster_pairs, render_cluster, render_objects, render_pairs
 from trainops.yaml.dump import dump_document
 
 if TYPE_CHECKING:
@@ -343,11 +343,19 @@ def class_members(clusters: Sequence[Cluster], cluster: Cluster) -> list[Cluster
 RenderCluster = Callable[["Project", Cluster], list["AppResult"]]
 
 
-def render_project(project: Project, *, cluster: str | None = None) -> list[AppResult]:
+def render_project(project: Project, *, cluster: str | None = None, workers: int = 1) -> list[AppResult]:
     """Render every (cluster, app) pair, optionally for one cluster only, then the Argo CD objects
-    of each cluster (``<cluster>/argocd``, :func:`deliver`)."""
+    of each cluster (``<cluster>/argocd``, :func:`deliver`).
+
+    Args:
+        project: the loaded project.
+        cluster: render this cluster only. Default: every cluster.
+        workers: processes to render the apps in (:func:`~trainops.synth.render.render_pairs`; the
+            same output for any number). Default: 1.
+    """
     clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
-    results = [result for target in clusters for result in render_cluster(project, target)]
+    pairs = [pair for target in clusters for pair in cluster_pairs(project, target)]
+    results = [r for r in render_pairs(pairs, workers=workers) if r is not None]
     return results + deliver(project, clusters, results, render_cluster)
 
 

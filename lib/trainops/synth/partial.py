@@ -5,7 +5,6 @@ app's files are taken as they are from ``generated/`` (already checked against `
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from trainops.project import Project
 from trainops.synth.delivery import ARGOCD_OPERATOR, class_members, deliver
 from trainops.synth.lockfile import read_lock
 from trainops.synth.normalise import RUN_OF_LABEL, SPEC_HASH_ANNOTATION
-from trainops.synth.render import AppResult, render_objects
-from trainops.yaml.dump import dump_document
+from trainops.synth.render import AppResult, Pair, cluster_pairs, render_pairs
 
 #: Generated files are written by the dumper so that a YAML 1.1 safe loader reads them back exactly.
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -71,12 +69,20 @@ def lock_entries(out: Path, cluster: str) -> dict[str, dict[str, Any]]:
 
 
 def render_some(
-    project: Project, out: Path, *, cluster: str | None, render: Callable[[AppDef], bool]
+    project: Project,
+    out: Path,
+    *,
+    cluster: str | None,
+    render: Callable[[AppDef], bool],
+    workers: int = 1,
 ) -> tuple[list[AppResult], set[tuple[str, str]]]:
     """Render the apps for which ``render(app)`` is true (and any app with no files yet); keep the
     others' files from ``out``; then the Argo CD objects of each cluster
     (:func:`trainops.synth.delivery.deliver`, rendered again from every app's objects, the kept ones
     read from their files), as :func:`~trainops.synth.delivery.render_project` does.
+
+    Args:
+        workers: processes to render in (:func:`~trainops.synth.render.render_pairs`). Default: 1.
 
     Returns:
         Every (cluster, app) result in :func:`~trainops.synth.delivery.render_project` order, and the
@@ -86,7 +92,7 @@ def render_some(
         AppError: a rendered app's code raised. UsageError: two objects map to one file.
     """
     clusters = [project.cluster(cluster)] if cluster else list(project.clusters)
-    results, rendered = _render_apps(project, out, clusters, render)
+    results, rendered = _render_apps(project, out, clusters, render, workers)
     if not any(class_members(project.clusters, c)[0].has_operator(ARGOCD_OPERATOR) for c in clusters):
         return results, rendered
     results = [_read_objects(r) for r in results]
@@ -100,32 +106,30 @@ def render_some(
 
 
 def _render_apps(
-    project: Project, out: Path, clusters: list[Cluster], render: Callable[[AppDef], bool]
+    project: Project,
+    out: Path,
+    clusters: list[Cluster],
+    render: Callable[[AppDef], bool],
+    workers: int = 1,
 ) -> tuple[list[AppResult], set[tuple[str, str]]]:
     """The apps part of :func:`render_some` for ``clusters``."""
-    results: list[AppResult] = []
-    rendered: set[tuple[str, str]] = set()
+    slots: list[AppResult | Pair] = []  # a kept result, or a pair to render, in render order
     for target in clusters:
         entries: dict[str, dict[str, Any]] | None = None
-        for app_def in project.apps.values():
-            mode = project.render_mode(app_def, target)
-            if mode is None:
-                continue
+        for app_def, _, mode in cluster_pairs(project, target):
             if not render(app_def) and entries is None:
                 entries = lock_entries(out, target.name)  # read once per cluster
             kept = None if render(app_def) else kept_result(out, target.name, app_def.name, entries)
-            if kept is not None:
-                results.append(kept)
-                continue
-            start = time.perf_counter()
-            objects = render_objects(app_def, target, without_runs=mode == "mirror")
-            if (
-                mode == "mirror" and not objects
-            ):  # only jobs: nothing runs on the worker but what MultiKueue sends
-                continue
-            files = {name: dump_document(obj) for name, obj in objects.items()}
-            results.append(AppResult(target.name, app_def.name, files, objects, time.perf_counter() - start))
-            rendered.add((target.name, app_def.name))
+            slots.append(kept if kept is not None else (app_def, target, mode))
+    fresh = iter(render_pairs([slot for slot in slots if isinstance(slot, tuple)], workers=workers))
+    results: list[AppResult] = []
+    rendered: set[tuple[str, str]] = set()
+    for slot in slots:
+        result = next(fresh) if isinstance(slot, tuple) else slot
+        if result is not None:
+            results.append(result)
+            if isinstance(slot, tuple):
+                rendered.add((result.cluster, result.app))
     return results, rendered
 
 

@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
+
+from trainops.core.nodeenv import kernel_cache
 
 if TYPE_CHECKING:
     from cdk8s import ApiObject, JsonPatch
@@ -71,10 +72,11 @@ class Emitted:
         self._api_object.add_json_patch(*ops)
 
 
-@lru_cache(maxsize=256)
+@kernel_cache
 def remove_patch(path: str) -> JsonPatch:
-    """The cdk8s ``JsonPatch.remove(path)`` operation, created once per path and process and shared by
-    every object that removes ``path`` (one jsii call saved per later use).
+    """The cdk8s ``JsonPatch.remove(path)`` operation, created once per path and jsii kernel
+    (:func:`~trainops.core.nodeenv.kernel_cache`) and shared by every object that removes ``path`` (one
+    jsii call saved per later use).
 
     Sharing is safe: a ``JsonPatch`` only holds its RFC 6902 operation (a readonly field), and
     ``JsonPatch.apply``, which ``ApiObject.toJson`` calls, applies deep copies of the operations
