@@ -12,6 +12,7 @@ with findings.
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -194,7 +195,23 @@ def _deprecations(
     return tuple(api_version_issues(api_version, kind, kubernetes_minor=minor, operators=installed))
 
 
+#: :func:`_unknown_kind_message` per registry, by (apiVersion, kind).
+_UNKNOWN_MESSAGES: weakref.WeakKeyDictionary[SchemaRegistry, dict[tuple[str, str], str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _unknown_kind_message(api_version: str, kind: str, registry: SchemaRegistry) -> str:
+    """Why ``registry`` has no schema for (``api_version``, ``kind``), memoised per registry: every
+    document of a kind the target lacks gets the same answer, and working it out scans the catalog."""
+    known = _UNKNOWN_MESSAGES.setdefault(registry, {})
+    message = known.get((api_version, kind))
+    if message is None:
+        message = known[(api_version, kind)] = _explain_unknown_kind(api_version, kind, registry)
+    return message
+
+
+def _explain_unknown_kind(api_version: str, kind: str, registry: SchemaRegistry) -> str:
     missing = registry.not_installed(api_version, kind)
     if missing:
         group = api_version.split("/")[0]
