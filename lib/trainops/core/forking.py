@@ -1,9 +1,11 @@
 """A map over forked worker processes: the standard library's process pool, with the ``fork`` start
 method so that the work and its inputs need not be picklable (only the results must be).
 
-The one process pool of trainops: large ``validate`` inputs (:mod:`trainops.validate.parallel`) and
-the per-document work of the policy pack (:mod:`trainops.policy.engine`) run in it. Linux and macOS
-only (``os.fork``).
+The one process pool of trainops: large ``validate`` inputs (:mod:`trainops.validate.parallel`),
+the per-document work of the policy pack (:mod:`trainops.policy.engine`), the renders of ``synth``
+and ``ci`` (:func:`trainops.synth.render.render_pairs`, each worker on a jsii Node.js of its own)
+and their validation (:func:`trainops.workflow.check_rendered`) run in it. Linux and macOS only
+(``os.fork``).
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def fork_map(
 
     Each worker is a copy of the calling process at the time of the call (``function``, ``items``
     and whatever they reference need not be picklable; results must be). Tasks are handed out one at
-    a time, so a slow item delays only its own worker. Fork before starting any thread.
+    a time, so a slow item delays only its own worker. Threads do not follow into the workers:
+    ``function`` must not need one, nor a lock a thread may hold (jsii's thread reading its Node.js's
+    stderr holds only that pipe, which a worker never reads).
 
     Args:
         function: the work, run in a worker; what it raises is re-raised in the parent.

@@ -61,9 +61,8 @@ def own_kernel() -> None:
     is this one's, every assembly the parent loaded (jsii ``_reference_map._assembly_to_module``, in
     load order; each package's ``_jsii.__jsii_assembly__`` record) is loaded again, and the reference
     map and every :func:`kernel_cache` forget the parent's objects (the new Node.js numbers its
-    objects from the start again). Call
-    :func:`stop_kernel` when done. jsii is pinned exactly in ``pyproject.toml``;
-    ``tests/core/test_nodeenv.py`` renders in forked processes with it.
+    objects from the start again). Call :func:`stop_kernel` when done. jsii is pinned exactly in
+    ``pyproject.toml``; ``tests/core/test_nodeenv.py`` renders in forked processes with it.
     """
     import importlib
     import sys
