@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -91,7 +90,7 @@ def run_policy_check(opts: PolicyCheckOptions) -> int:
         print(repository_note(repository), file=sys.stderr)
         print(f"trainops: policy config: {run.config.source}", file=sys.stderr)
         print_targets(targets, file=sys.stderr)
-    workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
+    workers = options.workers_or_cpus(opts.workers)
     result = policy_check(walked.files, run, targets=targets, workers=workers)
     result.extend(walked.findings)
     write_report(result, opts.fmt, sys.stdout)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -171,7 +170,7 @@ def run_validate(opts: ValidateCommand) -> int:
     inputs: list[str | Text] = list(files)
     if from_stdin:
         inputs.append(Text(stdin_name, read_stdin()))
-    workers = opts.workers if opts.workers is not None else (os.cpu_count() or 1)
+    workers = options.workers_or_cpus(opts.workers)
     try:
         with _progress() as progress:
             result = check(
